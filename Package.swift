@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "PassportToolkit",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "passport", targets: ["passport"]),
+        .library(name: "PassportKit", targets: ["PassportKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System-library shims: headers come from Debian's -dev packages, found with pkg-config.
+        .systemLibrary(name: "CPCSCLite", path: "Sources/CPCSCLite", pkgConfig: "libpcsclite",
+                       providers: [.apt(["libpcsclite-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "MRZ"),
+        .target(name: "LDS", dependencies: ["MRZ"]),
+        .target(name: "CardIO", dependencies: ["CPCSCLite"]),
+        .target(name: "DocumentSecurity", dependencies: ["LDS", "CardIO", "MRZ", "COpenSSL"]),
+        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity"]),
+        .executableTarget(name: "passport", dependencies: [
+            "PassportKit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
+        .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
+        .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
+        .testTarget(name: "DocumentSecurityTests", dependencies: ["DocumentSecurity", "CardIO", "LDS", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "TestSupport"]),
+    ]
+)

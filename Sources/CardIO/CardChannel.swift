@@ -1,0 +1,67 @@
+/// Something that sends command APDUs to a card and returns its responses: a reader transport,
+/// or secure messaging layered over another channel.
+public protocol CardChannel: AnyObject {
+    func transmit(_ command: CommandAPDU) throws -> ResponseAPDU
+    /// True when the path to the card carries extended-length APDUs (reader and card both).
+    var supportsExtendedLength: Bool { get }
+}
+
+/// The raw byte exchange a reader driver offers (PC/SC, libnfc, a recorded trace).
+public protocol CardTransport: AnyObject {
+    /// Sends one encoded command and returns the encoded response (data + SW1 SW2).
+    func transmit(raw: [UInt8]) throws -> [UInt8]
+    /// The card's answer to reset (or ATS-derived equivalent), used to learn its capabilities.
+    var atr: [UInt8] { get }
+    /// A name for reports ("ACS ACR122U 00 00", "pn532_uart:/dev/ttyUSB0").
+    var readerName: String { get }
+}
+
+/// An ISO 7816-4 channel over a transport: encodes APDUs, fetches the rest of a response on
+/// 61xx with GET RESPONSE, repeats a command with the corrected Le on 6Cxx, counts exchanges.
+public final class ISO7816Channel: CardChannel {
+    public let transport: CardTransport
+    /// Exchanges with the card so far (each GET RESPONSE and retry counts).
+    public private(set) var apduCount = 0
+    public var supportsExtendedLength: Bool
+    /// Called with every raw exchange, for an explicit APDU trace (holds secrets: off by default).
+    public var trace: ((_ command: [UInt8], _ response: [UInt8]) -> Void)?
+    /// Repeat a command with the Le a 6Cxx names. Must be off under secure messaging, where a
+    /// repeated command would carry a stale send-sequence counter.
+    public var retriesWrongLength = true
+
+    public init(transport: CardTransport, allowExtendedLength: Bool = true) {
+        self.transport = transport
+        self.supportsExtendedLength = allowExtendedLength && AnswerToReset(transport.atr).supportsExtendedLength
+    }
+
+    public func transmit(_ command: CommandAPDU) throws -> ResponseAPDU {
+        if command.needsExtendedLength && !supportsExtendedLength {
+            throw CardIOError.extendedLengthUnsupported
+        }
+        var response = try exchange(command.encoded())
+        // 6Cxx: the card names the exact Le it can serve; repeat once with it.
+        if retriesWrongLength && response.status.sw1 == 0x6C {
+            var retry = command
+            retry.ne = response.status.sw2 == 0 ? 256 : Int(response.status.sw2)
+            response = try exchange(retry.encoded())
+        }
+        // 61xx: more data waits; collect it with GET RESPONSE (T=0 cards and some readers).
+        var data = response.data
+        var rounds = 0
+        while response.status.sw1 == 0x61 {
+            rounds += 1
+            guard rounds <= 256 else { throw CardIOError.protocolViolation("endless GET RESPONSE chain") }
+            let le = response.status.sw2 == 0 ? 256 : Int(response.status.sw2)
+            response = try exchange(CommandAPDU(cla: command.cla & 0x03, ins: 0xC0, p1: 0, p2: 0, ne: le).encoded())
+            data += response.data
+        }
+        return ResponseAPDU(data: data, status: response.status)
+    }
+
+    private func exchange(_ bytes: [UInt8]) throws -> ResponseAPDU {
+        apduCount += 1
+        let raw = try transport.transmit(raw: bytes)
+        trace?(bytes, raw)
+        return try ResponseAPDU(encoded: raw)
+    }
+}

@@ -1,0 +1,222 @@
+import CPCSCLite
+import Foundation
+
+/// PC/SC constants, spelled out because pcsc-lite defines them as casting macros Swift cannot import.
+enum PCSCConstant {
+    static let scopeSystem: DWORD = 2
+    static let shareShared: DWORD = 2
+    static let protocolT0: DWORD = 1
+    static let protocolT1: DWORD = 2
+    static let leaveCard: DWORD = 0
+    static let resetCard: DWORD = 1
+    static let stateUnaware: DWORD = 0x0000
+    static let stateChanged: DWORD = 0x0002
+    static let stateEmpty: DWORD = 0x0010
+    static let statePresent: DWORD = 0x0020
+    static let stateMute: DWORD = 0x0200
+    static let autoAllocate: DWORD = DWORD.max
+}
+
+/// PC/SC return codes this toolkit distinguishes.
+enum PCSCCode: UInt32 {
+    case success = 0
+    case cancelled = 0x8010_0002
+    case invalidHandle = 0x8010_0003
+    case insufficientBuffer = 0x8010_0008
+    case unknownReader = 0x8010_0009
+    case timeout = 0x8010_000A
+    case sharingViolation = 0x8010_000B
+    case noSmartcard = 0x8010_000C
+    case protoMismatch = 0x8010_000F
+    case communicationError = 0x8010_0013
+    case notTransacted = 0x8010_0016
+    case readerUnavailable = 0x8010_0017
+    case noService = 0x8010_001D
+    case noReadersAvailable = 0x8010_002E
+    case unresponsiveCard = 0x8010_0066
+    case unpoweredCard = 0x8010_0067
+    case resetCard = 0x8010_0068
+    case removedCard = 0x8010_0069
+}
+
+func pcscCode(_ rv: LONG) -> UInt32 { UInt32(truncatingIfNeeded: rv) }
+
+func pcscMessage(_ rv: LONG) -> String {
+    guard let text = pcsc_stringify_error(rv) else { return "unknown error" }
+    return String(cString: text)
+}
+
+/// A connection to the PC/SC resource manager (pcscd).
+public final class PCSCContext {
+    private let context: SCARDCONTEXT
+
+    public init() throws {
+        var ctx: SCARDCONTEXT = 0
+        let rv = SCardEstablishContext(PCSCConstant.scopeSystem, nil, nil, &ctx)
+        guard pcscCode(rv) == PCSCCode.success.rawValue else {
+            if pcscCode(rv) == PCSCCode.noService.rawValue { throw CardIOError.serviceUnavailable }
+            throw CardIOError.transmissionFailed(code: pcscCode(rv), message: pcscMessage(rv))
+        }
+        context = ctx
+    }
+
+    deinit { SCardReleaseContext(context) }
+
+    /// Names of the readers pcscd knows about (empty when none is plugged in).
+    public func readers() throws -> [String] {
+        var length: DWORD = 0
+        var rv = SCardListReaders(context, nil, nil, &length)
+        if pcscCode(rv) == PCSCCode.noReadersAvailable.rawValue { return [] }
+        try check(rv)
+        var buffer = [CChar](repeating: 0, count: Int(length))
+        rv = SCardListReaders(context, nil, &buffer, &length)
+        if pcscCode(rv) == PCSCCode.noReadersAvailable.rawValue { return [] }
+        try check(rv)
+        // A multi-string: names separated by NUL, ended by an empty name.
+        return buffer.split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    }
+
+    /// The reader to use: the one whose name contains `requested`, or the first one.
+    public func resolveReader(_ requested: String?) throws -> String {
+        let all = try readers()
+        guard !all.isEmpty else { throw CardIOError.noReaders }
+        guard let requested else { return all[0] }
+        if let exact = all.first(where: { $0 == requested }) { return exact }
+        if let match = all.first(where: { $0.localizedCaseInsensitiveContains(requested) }) { return match }
+        throw CardIOError.readerNotFound(requested: requested, available: all)
+    }
+
+    /// Whether a card is in `reader` right now.
+    public func isCardPresent(reader: String) throws -> Bool {
+        try state(of: reader, current: PCSCConstant.stateUnaware, timeoutMs: 0) & PCSCConstant.statePresent != 0
+    }
+
+    /// Blocks until a card is present in `reader`, or throws `noCard` after `timeout` seconds.
+    public func waitForCard(reader: String, timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var current = PCSCConstant.stateUnaware
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            let event = try state(of: reader, current: current,
+                                  timeoutMs: DWORD(max(0, min(remaining, 1.0)) * 1000))
+            if event & PCSCConstant.statePresent != 0 && event & PCSCConstant.stateMute == 0 { return }
+            current = event & ~PCSCConstant.stateChanged
+            if remaining <= 0 { throw CardIOError.noCard(reader: reader, seconds: timeout) }
+        }
+    }
+
+    private func state(of reader: String, current: DWORD, timeoutMs: DWORD) throws -> DWORD {
+        try reader.withCString { name in
+            var state = SCARD_READERSTATE()
+            state.szReader = name
+            state.dwCurrentState = current
+            let rv = SCardGetStatusChange(context, timeoutMs, &state, 1)
+            if pcscCode(rv) == PCSCCode.timeout.rawValue { return current }
+            if pcscCode(rv) == PCSCCode.unknownReader.rawValue || pcscCode(rv) == PCSCCode.readerUnavailable.rawValue {
+                throw CardIOError.readerNotFound(requested: reader, available: (try? readers()) ?? [])
+            }
+            try check(rv)
+            return state.dwEventState
+        }
+    }
+
+    /// Connects to the card in `reader` (T=1 preferred, T=0 accepted), shared with other programs.
+    public func connect(reader: String) throws -> PCSCCard {
+        try PCSCCard(context: context, reader: reader)
+    }
+
+    func check(_ rv: LONG) throws {
+        try PCSCCard.check(rv, reader: "")
+    }
+}
+
+/// A card connected through PC/SC.
+public final class PCSCCard: CardTransport {
+    private var handle: SCARDHANDLE = 0
+    private var activeProtocol: DWORD = 0
+    private let context: SCARDCONTEXT
+    public let readerName: String
+    public private(set) var atr: [UInt8] = []
+
+    init(context: SCARDCONTEXT, reader: String) throws {
+        self.context = context
+        self.readerName = reader
+        let rv = SCardConnect(context, reader, PCSCConstant.shareShared,
+                              PCSCConstant.protocolT1 | PCSCConstant.protocolT0, &handle, &activeProtocol)
+        try PCSCCard.check(rv, reader: reader)
+        atr = try readATR()
+    }
+
+    deinit { disconnect() }
+
+    /// The protocol negotiated: 1 for T=1, 0 for T=0.
+    public var protocolNumber: Int { activeProtocol == PCSCConstant.protocolT1 ? 1 : 0 }
+
+    public func transmit(raw: [UInt8]) throws -> [UInt8] {
+        guard handle != 0 else { throw CardIOError.cardRemoved }
+        // Room for the largest extended response: 65536 data bytes plus the status word.
+        var response = [UInt8](repeating: 0, count: 65538)
+        var length = DWORD(response.count)
+        var pci = activeProtocol == PCSCConstant.protocolT1 ? g_rgSCardT1Pci : g_rgSCardT0Pci
+        let rv = SCardTransmit(handle, &pci, raw, DWORD(raw.count), nil, &response, &length)
+        let code = pcscCode(rv)
+        if code == PCSCCode.notTransacted.rawValue || code == PCSCCode.communicationError.rawValue {
+            // Readers report a card leaving the field mid-exchange this way; the removal itself
+            // is announced a moment later. Tell the two apart before blaming the reader.
+            if cardLeft(within: 1.0) { throw CardIOError.cardRemoved }
+        }
+        try PCSCCard.check(rv, reader: readerName)
+        return Array(response[0..<Int(length)])
+    }
+
+    /// Resets the card and renegotiates (after a session is lost, e.g. a broken secure channel).
+    public func reconnect() throws {
+        let rv = SCardReconnect(handle, PCSCConstant.shareShared,
+                                PCSCConstant.protocolT1 | PCSCConstant.protocolT0, PCSCConstant.resetCard, &activeProtocol)
+        try PCSCCard.check(rv, reader: readerName)
+        atr = try readATR()
+    }
+
+    public func disconnect() {
+        if handle != 0 {
+            SCardDisconnect(handle, PCSCConstant.leaveCard)
+            handle = 0
+        }
+    }
+
+    /// True when PC/SC reports the card gone (now or within `seconds`).
+    private func cardLeft(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            do { _ = try readATR() } catch CardIOError.cardRemoved { return true } catch { return false }
+            usleep(50_000)
+        } while Date() < deadline
+        return false
+    }
+
+    private func readATR() throws -> [UInt8] {
+        var nameLength: DWORD = 0
+        var state: DWORD = 0
+        var proto: DWORD = 0
+        var atrBuffer = [UInt8](repeating: 0, count: 33)
+        var atrLength = DWORD(atrBuffer.count)
+        let rv = SCardStatus(handle, nil, &nameLength, &state, &proto, &atrBuffer, &atrLength)
+        try PCSCCard.check(rv, reader: readerName)
+        return Array(atrBuffer[0..<Int(atrLength)])
+    }
+
+    static func check(_ rv: LONG, reader: String) throws {
+        let code = pcscCode(rv)
+        guard code != PCSCCode.success.rawValue else { return }
+        switch PCSCCode(rawValue: code) {
+        case .noService: throw CardIOError.serviceUnavailable
+        case .noReadersAvailable: throw CardIOError.noReaders
+        case .removedCard, .noSmartcard, .resetCard, .unpoweredCard, .invalidHandle:
+            throw CardIOError.cardRemoved
+        case .unresponsiveCard, .protoMismatch: throw CardIOError.cardUnresponsive(reader: reader)
+        case .sharingViolation: throw CardIOError.readerBusy(reader: reader)
+        case .readerUnavailable, .unknownReader: throw CardIOError.readerNotFound(requested: reader, available: [])
+        default: throw CardIOError.transmissionFailed(code: code, message: pcscMessage(rv))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// A recorded chip: one file per elementary file plus `manifest.json` (ARCHITECTURE.md).
+/// Reading accepts the plain (`DG1.bin`), BSI (`Datagroup1.bin`) and FID (`ef0101.bin`) styles.
+public struct DumpFolder: Sendable {
+    public let url: URL
+    public let files: [LDSFile: [UInt8]]
+    public let manifest: DumpManifest?
+
+    public static let manifestName = "manifest.json"
+
+    /// Reads every recognised file of the folder.
+    public init(reading url: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DumpError.notAFolder(url.path)
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        let byLowercase = Dictionary(names.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        var files: [LDSFile: [UInt8]] = [:]
+        for file in LDSFile.all {
+            for candidate in [file.fileName] + file.alternativeFileNames {
+                if let actual = byLowercase[candidate.lowercased()] {
+                    let data = try Data(contentsOf: url.appendingPathComponent(actual))
+                    files[file] = [UInt8](data)
+                    break
+                }
+            }
+        }
+        guard !files.isEmpty else { throw DumpError.empty(url.path) }
+        self.url = url
+        self.files = files
+        if let name = byLowercase[DumpFolder.manifestName] {
+            let data = try Data(contentsOf: url.appendingPathComponent(name))
+            do {
+                manifest = try JSONDecoder().decode(DumpManifest.self, from: data)
+            } catch {
+                throw DumpError.badManifest(url.path, String(describing: error))
+            }
+        } else {
+            manifest = nil
+        }
+    }
+
+    /// Writes `files` and `manifest` into `destination` atomically: everything goes into a
+    /// temporary sibling folder that is renamed into place only when complete, so an
+    /// interrupted write never leaves a folder that looks like a finished dump.
+    public static func write(files: [LDSFile: [UInt8]], manifest: DumpManifest, to destination: URL) throws {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: destination.path) {
+            throw DumpError.destinationExists(destination.path)
+        }
+        let parent = destination.deletingLastPathComponent()
+        try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        let temporary = parent.appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString)")
+        try fm.createDirectory(at: temporary, withIntermediateDirectories: false)
+        do {
+            for (file, bytes) in files {
+                try Data(bytes).write(to: temporary.appendingPathComponent(file.fileName))
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(manifest).write(to: temporary.appendingPathComponent(manifestName))
+            try fm.moveItem(at: temporary, to: destination)
+        } catch {
+            try? fm.removeItem(at: temporary)
+            throw error
+        }
+    }
+}
+
+/// What `manifest.json` records about a scan. Holds no personal data.
+public struct DumpManifest: Codable, Sendable, Equatable {
+    public struct FileEntry: Codable, Sendable, Equatable {
+        public var size: Int
+        public var sha256: String
+        public var apdus: Int
+        public var seconds: Double
+        public init(size: Int, sha256: String, apdus: Int, seconds: Double) {
+            self.size = size; self.sha256 = sha256; self.apdus = apdus; self.seconds = seconds
+        }
+    }
+    public var tool: String
+    public var toolVersion: String
+    public var createdAt: String
+    public var reader: String
+    public var accessProtocol: String
+    public var extendedLength: Bool
+    public var apdus: Int
+    public var seconds: Double
+    public var files: [String: FileEntry]
+
+    public init(tool: String = "passport", toolVersion: String, createdAt: String, reader: String,
+                accessProtocol: String, extendedLength: Bool, apdus: Int, seconds: Double,
+                files: [String: FileEntry]) {
+        self.tool = tool; self.toolVersion = toolVersion; self.createdAt = createdAt; self.reader = reader
+        self.accessProtocol = accessProtocol; self.extendedLength = extendedLength
+        self.apdus = apdus; self.seconds = seconds; self.files = files
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tool, reader, apdus, seconds, files
+        case toolVersion = "tool_version"
+        case createdAt = "created_at"
+        case accessProtocol = "access_protocol"
+        case extendedLength = "extended_length"
+    }
+}
+
+public enum DumpError: Error, Equatable, Sendable, CustomStringConvertible {
+    case notAFolder(String)
+    case empty(String)
+    case badManifest(String, String)
+    case destinationExists(String)
+
+    public var description: String {
+        switch self {
+        case .notAFolder(let p): return "\(p) is not a folder. Give the folder a scan wrote (it holds SOD.bin, DG1.bin, …)."
+        case .empty(let p): return "\(p) holds no passport files (COM.bin, DG1.bin, SOD.bin, or the BSI/FID names)."
+        case .badManifest(let p, let why): return "\(p)/manifest.json is unreadable: \(why)"
+        case .destinationExists(let p): return "\(p) already exists. Choose another --out folder or remove it first."
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// Decodes the content octets of an ASN.1 OBJECT IDENTIFIER to dotted form ("2.23.136.1.1.1").
+public enum ObjectIdentifier {
+    public static func dotted(_ content: ArraySlice<UInt8>) throws -> String {
+        guard !content.isEmpty, content.last! & 0x80 == 0 else { throw TLVError.missing("a well-formed object identifier") }
+        var arcs: [UInt64] = []
+        var value: UInt64 = 0
+        for byte in content {
+            guard value >> 57 == 0 else { throw TLVError.missing("an object identifier arc that fits 64 bits") }
+            value = value << 7 | UInt64(byte & 0x7F)
+            if byte & 0x80 == 0 {
+                arcs.append(value)
+                value = 0
+            }
+        }
+        let first = arcs.removeFirst()
+        let head: [UInt64] = first < 40 ? [0, first] : first < 80 ? [1, first - 40] : [2, first - 80]
+        return (head + arcs).map(String.init).joined(separator: ".")
+    }
+
+    /// Content octets of an object identifier in dotted form.
+    public static func encode(_ dotted: String) -> [UInt8] {
+        let arcs = dotted.split(separator: ".").compactMap { UInt64($0) }
+        precondition(arcs.count >= 2)
+        var out: [UInt8] = []
+        for (i, arc) in ([arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2)).enumerated() {
+            _ = i
+            var chunk: [UInt8] = [UInt8(arc & 0x7F)]
+            var rest = arc >> 7
+            while rest > 0 { chunk.insert(UInt8(rest & 0x7F) | 0x80, at: 0); rest >>= 7 }
+            out += chunk
+        }
+        return out
+    }
+}
+
+/// Digest algorithms that appear in EF.SOD.
+public enum DigestAlgorithm: String, Sendable, Codable, CaseIterable {
+    case sha1 = "SHA-1", sha224 = "SHA-224", sha256 = "SHA-256", sha384 = "SHA-384", sha512 = "SHA-512"
+
+    public init?(oid: String) {
+        switch oid {
+        case "1.3.14.3.2.26": self = .sha1
+        case "2.16.840.1.101.3.4.2.4": self = .sha224
+        case "2.16.840.1.101.3.4.2.1": self = .sha256
+        case "2.16.840.1.101.3.4.2.2": self = .sha384
+        case "2.16.840.1.101.3.4.2.3": self = .sha512
+        default: return nil
+        }
+    }
+}

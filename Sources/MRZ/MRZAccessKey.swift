@@ -1,0 +1,43 @@
+/// The three MRZ fields that form the chip's access key (ICAO 9303-11 §4.3.2 "MRZ_information"),
+/// used by BAC and by PACE with the MRZ password. Treat as a secret: never log it.
+public struct MRZAccessKey: Sendable, Equatable {
+    public let documentNumber: String
+    public let birthDate: String
+    public let expiryDate: String
+
+    /// Builds a key from user input; upper-cases and validates the fields.
+    public init(documentNumber: String, birthDate: String, expiryDate: String) {
+        self.documentNumber = documentNumber.uppercased().filter { $0 != " " && $0 != "<" }
+        self.birthDate = birthDate
+        self.expiryDate = expiryDate
+    }
+
+    /// Checks the field shapes so a typo gets a clear message before any chip is touched.
+    public func validate() throws {
+        guard !documentNumber.isEmpty, documentNumber.allSatisfy({ CheckDigit.value(of: $0) != nil }) else {
+            throw MRZError.invalidField("The document number must be letters A-Z and digits 0-9.")
+        }
+        for (name, value) in [("birth date", birthDate), ("expiry date", expiryDate)] {
+            guard value.count == 6, value.allSatisfy(\.isASCIIDigit),
+                  let month = Int(value.dropFirst(2).prefix(2)), (1...12).contains(month),
+                  let day = Int(value.suffix(2)), (1...31).contains(day)
+            else {
+                throw MRZError.invalidField("The \(name) must be six digits YYMMDD, e.g. 880412.")
+            }
+        }
+    }
+
+    /// "MRZ_information": document number (filled to 9 characters) + check digit, birth date +
+    /// check digit, expiry date + check digit. A longer document number is used whole.
+    public var mrzInformation: String {
+        var number = documentNumber
+        while number.count < 9 { number += "<" }
+        // `validate()` rejects characters without a check-digit value; '<' stands in for them here.
+        func digit(_ field: String) -> String { CheckDigit.compute(field).map { String($0) } ?? "<" }
+        return number + digit(number) + birthDate + digit(birthDate) + expiryDate + digit(expiryDate)
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

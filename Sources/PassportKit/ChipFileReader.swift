@@ -1,0 +1,156 @@
+import CardIO
+import DocumentSecurity
+import LDS
+
+/// Reads elementary files over a (secure) channel with as few APDUs as the chip allows:
+/// the first read selects the file by short FID, later ones continue at an offset (INS B1
+/// above 32767), the chunk is the largest the chip takes, stepping down when it refuses.
+final class ChipFileReader {
+    private let channel: CardChannel
+    /// Largest plaintext per READ BINARY in short form (231 with 3DES SM, 223 with AES SM).
+    private let maxShort: Int
+    /// Current chunk size; starts large with extended length and shrinks on 6700/6Cxx/6B00.
+    private(set) var chunk: Int
+    private(set) var usingExtendedLength: Bool
+
+    init(channel: CardChannel, maxShortPlaintext: Int, maxExtendedPlaintext: Int?) {
+        self.channel = channel
+        self.maxShort = maxShortPlaintext
+        if let maxExtendedPlaintext, channel.supportsExtendedLength {
+            chunk = maxExtendedPlaintext
+            usingExtendedLength = true
+        } else {
+            chunk = maxShortPlaintext
+            usingExtendedLength = false
+        }
+    }
+
+    enum Outcome {
+        case read([UInt8])
+        /// The chip refused the file (e.g. 6982 for EAC-protected DG3, 6A82 absent).
+        case unavailable(StatusWord)
+    }
+
+    /// Reads the whole of `file`; `progress` gets (bytes read, total bytes).
+    func read(_ file: LDSFile, progress: (Int, Int) -> Void) throws -> Outcome {
+        // First read by short FID: selects the file and gives the TLV header, hence the length.
+        var first: ResponseAPDU
+        while true {
+            first = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | file.shortFID, p2: 0, ne: requestSize(chunk)))
+            // 6B00 on the first read: some chips refuse an Le beyond the file's end.
+            if try stepDownIfRefused(first.status, requested: chunk, includingWrongParameters: true) { continue }
+            break
+        }
+        switch first.status.value {
+        case 0x9000, 0x6282: break
+        case 0x6A86, 0x6D00, 0x6981, 0x6A81:
+            // The chip does not take short FIDs: select explicitly and read from offset 0.
+            return try readAfterSelect(file, progress: progress)
+        case 0x6982, 0x6A82, 0x6985, 0x6986: return .unavailable(first.status)
+        default: throw ReadError.chipError(file: file, status: first.status)
+        }
+        return .read(try continueReading(file, start: first.data, progress: progress))
+    }
+
+    private func readAfterSelect(_ file: LDSFile, progress: (Int, Int) -> Void) throws -> Outcome {
+        let fid = [UInt8(file.fid >> 8), UInt8(file.fid & 0xFF)]
+        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: fid))
+        switch select.status.value {
+        case 0x9000: break
+        case 0x6982, 0x6A82, 0x6985, 0x6986: return .unavailable(select.status)
+        default: throw ReadError.chipError(file: file, status: select.status)
+        }
+        return .read(try continueReading(file, start: [], progress: progress))
+    }
+
+    private func continueReading(_ file: LDSFile, start: [UInt8], progress: (Int, Int) -> Void) throws -> [UInt8] {
+        var data = start
+        var total = try TLV.totalLength(ofObjectStartingWith: data[...]) ?? Int.max
+        progress(data.count, total == Int.max ? 0 : total)
+        while data.count < total {
+            // Beyond offset 32767 the answer wraps the data in DO'53', which counts against Le.
+            let room = data.count > 0x7FFF ? chunk - 4 : chunk
+            let wanted = min(room, total == Int.max ? room : total - data.count)
+            let response = try readBinary(offset: data.count, length: wanted)
+            if try stepDownIfRefused(response.status, requested: wanted) { continue }
+            guard response.status.isSuccess || response.status == .endOfFileWarning else {
+                throw ReadError.chipError(file: file, status: response.status)
+            }
+            guard !response.data.isEmpty else {
+                throw ReadError.shortFile(file: file, expected: total, got: data.count)
+            }
+            guard response.data.count <= wanted else {
+                throw ReadError.tooMuchData(file: file, requested: wanted, got: response.data.count)
+            }
+            data += response.data
+            if total == Int.max, let length = try TLV.totalLength(ofObjectStartingWith: data[...]) { total = length }
+            progress(data.count, total)
+        }
+        guard data.count == total else { throw ReadError.tooMuchData(file: file, requested: total, got: data.count) }
+        return data
+    }
+
+    /// READ BINARY at `offset`: INS B0 with a 15-bit offset, INS B1 with DO'54' beyond that.
+    private func readBinary(offset: Int, length: Int) throws -> ResponseAPDU {
+        if offset <= 0x7FFF {
+            return try channel.transmit(CommandAPDU(ins: 0xB0, p1: UInt8(offset >> 8), p2: UInt8(offset & 0xFF),
+                                                    ne: requestSize(length)))
+        }
+        var offsetBytes: [UInt8] = []
+        var o = offset
+        while o > 0 { offsetBytes.insert(UInt8(o & 0xFF), at: 0); o >>= 8 }
+        // The answer is DO'53' around the data: allow for its 2-4 header bytes.
+        let response = try channel.transmit(CommandAPDU(ins: 0xB1, p1: 0, p2: 0, data: [0x54, UInt8(offsetBytes.count)] + offsetBytes,
+                                                        ne: requestSize(length + (length < 0x80 ? 2 : length < 0x100 ? 3 : 4))))
+        guard !response.data.isEmpty else { return response }
+        let object = try TLV.parse(response.data)
+        guard object.tag == 0x53 else { throw TLVError.unexpectedTag(expected: 0x53, found: object.tag) }
+        return ResponseAPDU(data: Array(object.value), status: response.status)
+    }
+
+    private func requestSize(_ length: Int) -> Int {
+        usingExtendedLength ? length : min(length, 256)
+    }
+
+    /// Handles the statuses by which a chip says "ask for less": returns true when the caller
+    /// should repeat with the (now smaller) chunk.
+    private func stepDownIfRefused(_ status: StatusWord, requested: Int, includingWrongParameters: Bool = false) throws -> Bool {
+        let smaller: Int
+        switch status.sw1 {
+        case 0x6B where includingWrongParameters && status.sw2 == 0 && requested > 1:
+            smaller = requested / 2
+        case 0x6C:
+            smaller = status.sw2 == 0 ? 256 : Int(status.sw2)
+            guard smaller < requested else { return false }
+        case 0x67 where status.sw2 == 0:
+            smaller = requested / 2
+        default:
+            return false
+        }
+        if usingExtendedLength && smaller <= maxShort {
+            usingExtendedLength = false
+            chunk = maxShort
+        } else {
+            chunk = smaller
+        }
+        return requested > 1
+    }
+}
+
+/// Errors while reading files from the chip.
+public enum ReadError: Error, Equatable, Sendable, CustomStringConvertible {
+    case chipError(file: LDSFile, status: StatusWord)
+    case shortFile(file: LDSFile, expected: Int, got: Int)
+    case tooMuchData(file: LDSFile, requested: Int, got: Int)
+
+    public var description: String {
+        switch self {
+        case .chipError(let file, let status):
+            return "The chip answered \(status) while reading \(file)."
+        case .shortFile(let file, let expected, let got):
+            return "The chip stopped sending \(file) after \(got) of \(expected) bytes."
+        case .tooMuchData(let file, let requested, let got):
+            return "The chip sent \(got) bytes of \(file) where \(requested) were expected."
+        }
+    }
+}

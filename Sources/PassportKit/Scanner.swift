@@ -1,0 +1,107 @@
+import CardIO
+import DocumentSecurity
+import Foundation
+import LDS
+import MRZ
+
+/// One scan through PC/SC: find the reader, wait for the passport, read it.
+public struct ScanRequest: Sendable {
+    public var reader: String?
+    public var accessKey: MRZAccessKey
+    /// Seconds to wait for a passport on the reader.
+    public var timeout: Double
+    public var allowExtendedLength: Bool
+
+    public init(reader: String? = nil, accessKey: MRZAccessKey, timeout: Double = 15, allowExtendedLength: Bool = true) {
+        self.reader = reader
+        self.accessKey = accessKey
+        self.timeout = timeout
+        self.allowExtendedLength = allowExtendedLength
+    }
+}
+
+public enum PassportScanner {
+    /// Reads the passport on a PC/SC reader. `trace`, when given, receives every raw APDU
+    /// exchange: they include key material, so it is only for an explicit user request.
+    public static func scan(_ request: ScanRequest,
+                            trace: (([UInt8], [UInt8]) -> Void)? = nil,
+                            events: @escaping (ScanEvent) -> Void = { _ in }) throws -> ChipContents {
+        try request.accessKey.validate()
+        let context = try PCSCContext()
+        let reader = try context.resolveReader(request.reader)
+        if try !context.isCardPresent(reader: reader) {
+            events(.waitingForCard(reader: reader))
+            try context.waitForCard(reader: reader, timeout: request.timeout)
+        }
+        let card = try context.connect(reader: reader)
+        defer { card.disconnect() }
+        let channel = ISO7816Channel(transport: card, allowExtendedLength: request.allowExtendedLength)
+        channel.trace = trace
+        events(.connected(reader: reader, extendedLength: channel.supportsExtendedLength))
+        return try PassportReader(channel: channel, events: events).read(accessKey: request.accessKey)
+    }
+}
+
+public enum DumpWriter {
+    /// Saves `contents` as a dump folder (atomically, with manifest.json).
+    public static func write(_ contents: ChipContents, to destination: URL) throws {
+        var entries: [String: DumpManifest.FileEntry] = [:]
+        for (file, bytes) in contents.files {
+            let stats = contents.statistics[file]
+            entries[file.fileName] = DumpManifest.FileEntry(
+                size: bytes.count,
+                sha256: OpenSSLCrypto.digest(.sha256, bytes).map { String(format: "%02x", $0) }.joined(),
+                apdus: stats?.apdus ?? 0, seconds: rounded(stats?.seconds ?? 0))
+        }
+        let manifest = DumpManifest(toolVersion: PassportKitVersion.version,
+                                    createdAt: ISO8601DateFormatter().string(from: Date()),
+                                    reader: contents.readerName, accessProtocol: contents.accessProtocol,
+                                    extendedLength: contents.extendedLength, apdus: contents.apdus,
+                                    seconds: rounded(contents.seconds), files: entries)
+        try DumpFolder.write(files: contents.files, manifest: manifest, to: destination)
+    }
+
+    static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+}
+
+/// The document fields a scan report shows, from DG1.
+public struct DocumentSummary: Sendable, Codable, Equatable {
+    public let documentCode: String
+    public let issuingState: String
+    public let primaryIdentifier: String
+    public let secondaryIdentifier: String
+    public let documentNumber: String
+    public let nationality: String
+    /// ISO 8601 dates where the century can be inferred, else YYMMDD.
+    public let birthDate: String
+    public let sex: String
+    public let expiryDate: String
+    public let mrzFormat: String
+
+    public init(dg1: DataGroup1, now: Date = Date()) {
+        let mrz = dg1.mrz
+        documentCode = mrz.documentCode
+        issuingState = mrz.issuingState
+        primaryIdentifier = mrz.primaryIdentifier
+        secondaryIdentifier = mrz.secondaryIdentifier
+        documentNumber = mrz.documentNumber
+        nationality = mrz.nationality
+        birthDate = MRZDate.isoDate(mrz.birthDate, kind: .birth, now: now)
+        sex = mrz.sex
+        expiryDate = MRZDate.isoDate(mrz.expiryDate, kind: .expiry, now: now)
+        mrzFormat = mrz.format.rawValue.uppercased()
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case documentCode = "document_code"
+        case issuingState = "issuing_state"
+        case primaryIdentifier = "primary_identifier"
+        case secondaryIdentifier = "secondary_identifier"
+        case documentNumber = "document_number"
+        case nationality
+        case birthDate = "birth_date"
+        case sex
+        case expiryDate = "expiry_date"
+        case mrzFormat = "mrz_format"
+    }
+}

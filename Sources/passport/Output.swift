@@ -1,0 +1,61 @@
+import ArgumentParser
+import CardIO
+import DocumentSecurity
+import Foundation
+import LDS
+import MRZ
+import PassportKit
+
+/// Exit codes (ARCHITECTURE.md): 0 success, 1 invalid or unreadable document, 2 usage or environment.
+enum Exit {
+    static let invalidDocument = ExitCode(1)
+    static let environment = ExitCode(2)
+}
+
+/// Writes to stderr (progress, warnings, errors); stdout is reserved for the result.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Prints one JSON object on stdout.
+func printJSON(_ object: [String: Any]) {
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+/// How an error maps to an exit code, and a stable code name for --json.
+func classify(_ error: Error) -> (exit: ExitCode, code: String) {
+    switch error {
+    case let e as CardIOError:
+        switch e {
+        case .serviceUnavailable: return (Exit.environment, "pcscd_unavailable")
+        case .noReaders: return (Exit.environment, "no_reader")
+        case .readerNotFound: return (Exit.environment, "reader_not_found")
+        case .readerBusy: return (Exit.environment, "reader_busy")
+        case .libraryMissing: return (Exit.environment, "library_missing")
+        case .noCard: return (Exit.invalidDocument, "no_card")
+        case .cardRemoved: return (Exit.invalidDocument, "card_removed")
+        default: return (Exit.invalidDocument, "card_error")
+        }
+    case let e as ScanError:
+        switch e {
+        case .accessDenied: return (Exit.invalidDocument, "access_denied")
+        case .interrupted: return (Exit.invalidDocument, "card_removed")
+        case .notAPassport: return (Exit.invalidDocument, "not_a_passport")
+        default: return (Exit.invalidDocument, "chip_error")
+        }
+    case is MRZError: return (Exit.environment, "invalid_access_key")
+    case is SecurityError, is ReadError, is TLVError: return (Exit.invalidDocument, "chip_error")
+    case is DumpError: return (Exit.environment, "dump_error")
+    default: return (Exit.invalidDocument, "error")
+    }
+}
+
+/// Reports `error` (stderr, plus a JSON object on stdout with --json) and returns the exit code.
+func fail(_ error: Error, json: Bool) -> ExitCode {
+    let (exit, code) = classify(error)
+    let message = String(describing: error)
+    printError("error: \(message)")
+    if json { printJSON(["ok": false, "error": ["code": code, "message": message]]) }
+    return exit
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import PassportKit
+
+@main
+struct PassportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passport",
+        abstract: "Read and verify electronic passports (ICAO 9303) from a PC/SC reader.",
+        version: PassportKitVersion.version,
+        subcommands: [ReadersCommand.self, ScanCommand.self])
+
+    /// Like ArgumentParser's own entry point, but usage errors exit with 2 (ARCHITECTURE.md)
+    /// instead of its default 64.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}

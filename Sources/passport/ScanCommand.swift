@@ -1,0 +1,157 @@
+import ArgumentParser
+import CardIO
+import Foundation
+import LDS
+import MRZ
+import PassportKit
+
+struct ScanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Read a passport chip (BAC) and save a dump folder.",
+        discussion: """
+        The access key comes from the MRZ: give both MRZ lines with --mrz, or the three fields.
+        Example: passport scan --document-number C01X00T47 --birth 880412 --expiry 340930
+        """)
+
+    @Option(help: "Reader name, or part of it (default: the first reader).") var reader: String?
+    @Option(help: "The MRZ lines, separated by a newline or a literal \\n.") var mrz: String?
+    @Option(help: "Document number as printed in the MRZ.") var documentNumber: String?
+    @Option(help: "Birth date YYMMDD.") var birth: String?
+    @Option(help: "Expiry date YYMMDD.") var expiry: String?
+    @Option(help: "Folder to save the dump in (must not exist).") var out: String?
+    @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
+    @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
+    @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
+    @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func validate() throws {
+        let fields = [documentNumber, birth, expiry].compactMap { $0 }
+        if mrz == nil && fields.count != 3 {
+            throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", or --document-number, --birth and --expiry.")
+        }
+        if mrz != nil && !fields.isEmpty {
+            throw ValidationError("Give either --mrz or the three fields, not both.")
+        }
+    }
+
+    func accessKey() throws -> MRZAccessKey {
+        if let mrz {
+            let parsed = try MRZ(text: mrz.replacingOccurrences(of: "\\n", with: "\n"))
+            if let bad = parsed.checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {
+                throw MRZError.invalidField("The MRZ check digit of the \(bad.field.rawValue.replacingOccurrences(of: "_", with: " ")) does not match; check the MRZ for typos.")
+            }
+            return parsed.accessKey
+        }
+        return MRZAccessKey(documentNumber: documentNumber!, birthDate: birth!, expiryDate: expiry!)
+    }
+
+    func run() throws {
+        let progress = ProgressPrinter(enabled: true)
+        do {
+            let key = try accessKey()
+            let destination = URL(fileURLWithPath: out ?? defaultDumpName())
+            if FileManager.default.fileExists(atPath: destination.path) { throw DumpError.destinationExists(destination.path) }
+            if traceApdus { printError("warning: the APDU trace below contains session keys and personal data. Do not share it.") }
+            let request = ScanRequest(reader: reader, accessKey: key, timeout: timeout, allowExtendedLength: !noExtendedLength)
+            let contents = try PassportScanner.scan(
+                request,
+                trace: traceApdus ? { c, r in printError("> \(hexString(c))\n< \(hexString(r))") } : nil,
+                events: progress.handle)
+            progress.finish()
+            try DumpWriter.write(contents, to: destination)
+            try report(contents, dump: destination)
+        } catch {
+            progress.finish()
+            throw fail(error, json: json)
+        }
+    }
+
+    func defaultDumpName() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return "passport-\(formatter.string(from: Date()))"
+    }
+
+    func report(_ contents: ChipContents, dump: URL) throws {
+        let summary = try contents.files[.dataGroup(1)].map { DocumentSummary(dg1: try DataGroup1(bytes: $0)) }
+        let files = contents.files.keys.sorted()
+        if json {
+            var object: [String: Any] = [
+                "ok": true,
+                "dump": dump.path,
+                "reader": contents.readerName,
+                "access_protocol": contents.accessProtocol,
+                "extended_length": contents.extendedLength,
+                "apdus": contents.apdus,
+                "seconds": (contents.seconds * 1000).rounded() / 1000,
+                "files": files.map { file -> [String: Any] in
+                    ["name": file.name, "size": contents.files[file]!.count,
+                     "apdus": contents.statistics[file]?.apdus ?? 0]
+                },
+                "unavailable": contents.unavailable.keys.sorted().map { ["name": $0.name, "reason": contents.unavailable[$0]!] },
+            ]
+            if let summary {
+                let data = try JSONEncoder().encode(summary)
+                object["document"] = try JSONSerialization.jsonObject(with: data)
+            }
+            printJSON(object)
+            return
+        }
+        print("Passport read in \(String(format: "%.2f", contents.seconds)) s with \(contents.apdus) APDUs "
+              + "(\(contents.accessProtocol), \(contents.extendedLength ? "extended length" : "short APDUs"))")
+        if let s = summary {
+            print("  Document     \(s.documentCode) (\(s.mrzFormat)), issued by \(s.issuingState)")
+            print("  Name         \(s.primaryIdentifier), \(s.secondaryIdentifier)")
+            print("  Number       \(s.documentNumber)")
+            print("  Nationality  \(s.nationality)")
+            print("  Born         \(s.birthDate)   Sex \(s.sex)")
+            print("  Expires      \(s.expiryDate)")
+        }
+        print("  Files        " + files.map { "\($0.name) (\(contents.files[$0]!.count) B)" }.joined(separator: ", "))
+        for (file, reason) in contents.unavailable.sorted(by: { $0.key < $1.key }) {
+            print("  Not read     \(file.name): \(reason)")
+        }
+        print("  Dump         \(dump.path)")
+    }
+}
+
+func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+
+/// Progress on stderr: one updating line on a terminal, one line per file otherwise.
+final class ProgressPrinter {
+    let enabled: Bool
+    let isTerminal = isatty(STDERR_FILENO) == 1
+    private var lineOpen = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func handle(_ event: ScanEvent) {
+        guard enabled else { return }
+        switch event {
+        case .waitingForCard(let reader): line("Waiting for a passport on \(reader)…")
+        case .connected(let reader, let extended): line("Connected to \(reader)\(extended ? " (extended length)" : "")")
+        case .authenticating(let proto): line("Authenticating with \(proto)…")
+        case .authenticated: break
+        case .reading(let file, let read, let total):
+            if isTerminal { update("Reading \(file.name): \(read)/\(total) bytes") }
+        case .fileRead(let file, let bytes): line("Read \(file.name): \(bytes) bytes")
+        case .fileUnavailable(let file, let reason): line("Skipped \(file.name): \(reason)")
+        }
+    }
+
+    func finish() {
+        if lineOpen { FileHandle.standardError.write(Data("\n".utf8)); lineOpen = false }
+    }
+
+    private func update(_ text: String) {
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+        lineOpen = true
+    }
+
+    private func line(_ text: String) {
+        if isTerminal && lineOpen { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)); lineOpen = false }
+        printError(text)
+    }
+}

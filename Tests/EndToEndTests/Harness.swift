@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Runs programs for end-to-end tests: the `passport` executable and `scripts/virtual-passport`.
+enum Harness {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        let seconds: Double
+        var json: [String: Any]? {
+            (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+        }
+    }
+
+    /// The folder of built products (next to the test bundle).
+    static let products: URL = {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if FileManager.default.fileExists(atPath: runner.appendingPathComponent("passport").path) { return runner }
+        return TestPaths.projectRoot.appendingPathComponent(".build/debug")
+    }()
+
+    static var passportExecutable: URL { products.appendingPathComponent("passport") }
+
+    /// Whether the real PC/SC stack for end-to-end tests is installed (pcscd, vpcd, virtualsmartcard).
+    /// The test script sets PASSPORT_REQUIRE_E2E=1: then the tests run (and fail) even without it,
+    /// so a missing stack can never pass as a skip.
+    static let stackAvailable: Bool = {
+        let required = ["/usr/sbin/pcscd", "/usr/lib/pcsc/drivers/serial/libifdvpcd.so",
+                        "/usr/lib/python3/site-packages/virtualsmartcard/virtualsmartcard/VirtualSmartcard.py"]
+        return required.allSatisfy { FileManager.default.fileExists(atPath: $0) }
+            || ProcessInfo.processInfo.environment["PASSPORT_REQUIRE_E2E"] == "1"
+    }()
+
+    /// Runs a program to completion with posix_spawn/waitpid (Foundation's Process can miss the
+    /// exit of a child whose own children live on, as the virtual passport's do).
+    @discardableResult
+    static func run(_ executable: URL, _ arguments: [String], timeout: Double = 120) throws -> Result {
+        let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).out")
+        let errURL = outURL.deletingPathExtension().appendingPathExtension("err")
+        defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let started = Date()
+        let rc = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date().timeIntervalSince(started) > timeout {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+                Issue.record("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+                break
+            }
+            usleep(10_000)
+        }
+        // WIFEXITED / WEXITSTATUS, spelled out: the C macros do not import into Swift.
+        let exitStatus: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Result(status: exitStatus,
+                      stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
+                      stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self),
+                      seconds: Date().timeIntervalSince(started))
+    }
+
+    static func passport(_ arguments: [String], timeout: Double = 120) throws -> Result {
+        try run(passportExecutable, arguments, timeout: timeout)
+    }
+
+    static let virtualPassportScript = TestPaths.projectRoot.appendingPathComponent("scripts/virtual-passport")
+
+    /// Starts the virtual passport serving `dump` (restarting it if one runs).
+    static func startVirtualPassport(_ dump: URL, _ options: [String] = []) throws {
+        let r = try run(virtualPassportScript, ["start", dump.path] + options, timeout: 60)
+        try #require(r.status == 0, "virtual-passport start failed: \(r.stderr)")
+    }
+
+    static func virtualPassport(_ command: String) throws {
+        let r = try run(virtualPassportScript, [command], timeout: 60)
+        try #require(r.status == 0, "virtual-passport \(command) failed: \(r.stderr)")
+    }
+
+    static func temporaryFolder() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("passport-e2e-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

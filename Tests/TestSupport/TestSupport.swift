@@ -1,0 +1,38 @@
+import Foundation
+
+/// Paths and helpers shared by the test targets.
+public enum TestPaths {
+    /// The package root (two levels above this file's folder).
+    public static let projectRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static let fixtures = projectRoot.appendingPathComponent("Fixtures")
+
+    /// Published reference data (`../shared/reference`, or `$PASSPORT_REFERENCE_DIR`); nil when absent,
+    /// in which case conformance tests skip.
+    public static let reference: URL? = {
+        let candidate = ProcessInfo.processInfo.environment["PASSPORT_REFERENCE_DIR"].map { URL(fileURLWithPath: $0) }
+            ?? projectRoot.deletingLastPathComponent().appendingPathComponent("shared/reference")
+        return FileManager.default.fileExists(atPath: candidate.path) ? candidate : nil
+    }()
+
+    /// The ICAO 9303-11 worked examples (section → string fields), when the reference data is present.
+    public static func icaoVectors() -> [String: [String: String]]? {
+        guard let reference,
+              let data = try? Data(contentsOf: reference.appendingPathComponent("vectors/icao9303-part11.json")),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object.compactMapValues { ($0 as? [String: Any])?.compactMapValues { $0 as? String } }
+    }
+}
+
+/// Hex string ↔ bytes for readable test data.
+public func hex(_ string: String) -> [UInt8] {
+    let digits = Array(string.filter { !$0.isWhitespace })
+    precondition(digits.count % 2 == 0, "odd hex length")
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+}
+
+public func hex(_ bytes: some Sequence<UInt8>) -> String {
+    bytes.map { String(format: "%02X", $0) }.joined()
+}

@@ -1,0 +1,1 @@
+"""Test-fixture generator for the passport toolkit (run it with scripts/make-fixtures)."""

@@ -1,0 +1,1 @@
+"""Virtual eMRTD chip served through pcscd + vpcd (see README.md)."""

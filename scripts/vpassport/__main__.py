@@ -1,0 +1,123 @@
+"""Entry points used by scripts/virtual-passport (run with /usr/bin/python3).
+
+  serve DUMP_DIR [--no-extended-length] [--drop-during FILE] [--verbose]
+        [--ready-file PATH] [--port N]       run the card until vpcd hangs up
+  reader (--present | --absent) [--name N] [--timeout S]
+                                             wait for a vpcd slot's state
+                                             through PC/SC, print its name
+  selftest                                   ICAO 9303-11 worked examples
+"""
+import argparse
+import logging
+import os
+import sys
+
+VPCD_PORT = 0x8C7B  # CHANNELID of /etc/reader.conf.d/vpcd
+
+
+def cmd_serve(args):
+    from .chip import EmrtdOS
+    from .dump import check_mrz_information, load_dump, logical_name
+    from .vicc import connect, serve
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(message)s")
+    log = logging.getLogger("vpassport")
+    drop = None
+    if args.drop_during:
+        drop = logical_name(args.drop_during)
+        if drop is None:
+            log.error("--drop-during: unknown file %s", args.drop_during)
+            return 2
+    try:
+        files = load_dump(args.dump_dir)
+        chip = EmrtdOS(files, extended_length=not args.no_extended_length,
+                       drop_during=drop, verbose=args.verbose)
+    except (OSError, ValueError) as e:
+        log.error("cannot load dump: %s", e)
+        return 2
+    for problem in check_mrz_information(chip.mrz_info):
+        log.warning("DG1 MRZ: %s", problem)
+    log.info("serving %s: %s; extended length %s; ATR %s", args.dump_dir,
+             " ".join(sorted(files)), "on" if chip.extended_length else "off",
+             chip.getATR().hex().upper())
+    try:
+        sock = connect("127.0.0.1", args.port, timeout=10)
+    except OSError as e:
+        log.error("%s", e)
+        return 2
+    log.info("connected to vpcd on port %d", args.port)
+
+    def ready():
+        # First power-up = pcscd has seen the insertion; the launcher waits for it.
+        if args.ready_file and not os.path.exists(args.ready_file):
+            with open(args.ready_file, "w") as f:
+                f.write("%d\n" % os.getpid())
+
+    serve(chip, sock, on_power_up=ready)
+    return 0
+
+
+def cmd_reader(args):
+    """Wait until a vpcd reader holds a card (--present: print the first such
+    reader) or until the reader --name is empty (--absent). Exit 1 on timeout,
+    3 when python3-pyscard is not installed."""
+    import time
+    try:
+        from smartcard import scard
+    except ImportError:
+        return 3
+
+    deadline = time.monotonic() + args.timeout
+    hctx = None
+    while time.monotonic() < deadline:
+        if hctx is None:
+            rv, hctx = scard.SCardEstablishContext(scard.SCARD_SCOPE_USER)
+            if rv != scard.SCARD_S_SUCCESS:
+                hctx = None
+        if hctx is not None:
+            rv, readers = scard.SCardListReaders(hctx, [])
+            wanted = [r for r in (readers or []) if
+                      (r == args.name if args.name else r.startswith("Virtual PCD"))]
+            if wanted:
+                rv, states = scard.SCardGetStatusChange(
+                    hctx, 0, [(r, scard.SCARD_STATE_UNAWARE) for r in wanted])
+                for name, state, _ in (states if rv == scard.SCARD_S_SUCCESS else []):
+                    if bool(state & scard.SCARD_STATE_PRESENT) == args.present:
+                        print(name)
+                        scard.SCardReleaseContext(hctx)
+                        return 0
+            elif not args.present and args.name:
+                return 0                        # reader gone: certainly empty
+        time.sleep(0.05)
+    return 1
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="vpassport")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve")
+    s.add_argument("dump_dir")
+    s.add_argument("--no-extended-length", action="store_true")
+    s.add_argument("--drop-during")
+    s.add_argument("--verbose", action="store_true")
+    s.add_argument("--ready-file")
+    s.add_argument("--port", type=int, default=VPCD_PORT)
+    r = sub.add_parser("reader")
+    g = r.add_mutually_exclusive_group(required=True)
+    g.add_argument("--present", action="store_true")
+    g.add_argument("--absent", dest="present", action="store_false")
+    r.add_argument("--timeout", type=float, default=10)
+    r.add_argument("--name", help="exact reader name (default: any Virtual PCD)")
+    sub.add_parser("selftest")
+    args = p.parse_args(argv)
+    if args.command == "serve":
+        return cmd_serve(args)
+    if args.command == "reader":
+        return cmd_reader(args)
+    from .selftest import main as selftest
+    return selftest()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,398 @@
+"""The emulated eMRTD chip: file system, BAC and 3DES secure messaging.
+
+Behaviour choices (status words a reader sees) are listed in README.md next to
+this file; the comments below say why each one was picked.
+"""
+import logging
+import os
+
+from . import bac
+from .apdu import ChipError, Command, parse_command, parse_tlvs, tlv, tlv_size
+from .dump import FILES, mrz_information
+from .libvsc import Iso7816OS, SmartcardOS
+
+log = logging.getLogger("vpassport.chip")
+
+EMRTD_AID = bytes.fromhex("A0000002471001")
+MF_FID = 0x3F00
+# Largest response the vpcd socket framing can carry (16-bit length incl. SW).
+VPCD_MAX_RESPONSE_DATA = 0xFFFF - 2
+
+
+class CardDropped(Exception):
+    """Raised to make the card vanish in the middle of a command."""
+
+
+def sw_bytes(sw):
+    return sw.to_bytes(2, "big")
+
+
+class SmSession:
+    """Keys and send sequence counter of an established BAC session."""
+
+    def __init__(self, ks_enc, ks_mac, ssc):
+        self.ks_enc, self.ks_mac, self.ssc = ks_enc, ks_mac, ssc
+
+    def next_ssc(self):
+        self.ssc = (self.ssc + 1) % (1 << 64)
+        return self.ssc.to_bytes(8, "big")
+
+
+class EmrtdOS(SmartcardOS):
+    """ISO 7816-4 / ICAO 9303 chip OS serving the files of a dump folder."""
+
+    def __init__(self, files, extended_length=True, drop_during=None,
+                 verbose=False):
+        self.files = files                      # {logical name: bytes}
+        self.extended_length = extended_length
+        self.drop_during = drop_during          # logical name or None
+        self.verbose = verbose
+        self.random = os.urandom                # replaced by the self-test
+        self.mrz_info = mrz_information(files["DG1"])
+        self.k_enc, self.k_mac = bac.bac_keys_from_seed(bac.k_seed(self.mrz_info))
+        if verbose:
+            log.info("MRZ information %s, K_enc %s, K_mac %s", self.mrz_info,
+                     self.k_enc.hex(), self.k_mac.hex())
+        # Card capabilities (ISO 7816-4 8.1.1.2.7): selection by full DF name,
+        # by file identifier and by short EF identifier (0x94); data unit of
+        # one byte (0x01); third table says whether extended Lc/Le work.
+        tsft = Iso7816OS.makeThirdSoftwareFunctionTable(extendedLe=extended_length)
+        caps = bytes([0x94, 0x01]) + tsft
+        self.atr = Iso7816OS.makeATR(T=1, directConvention=True, TA1=0x13,
+                                     histChars=bytes([0x80, 0x70 + len(caps)]) + caps)
+        self.reset()
+
+    # --- SmartcardOS interface --------------------------------------------
+    def getATR(self):
+        return self.atr
+
+    def powerUp(self):
+        self.reset()
+
+    def powerDown(self):
+        self.reset()
+
+    def reset(self):
+        """Power cycle or reset: every security state is lost, MF is current."""
+        self.app_selected = False
+        self.current_ef = None                  # logical name
+        self.challenge = None
+        self.session = None
+
+    def execute(self, msg):
+        try:
+            return self._execute(bytes(msg))
+        except CardDropped:
+            raise
+        except Exception:                       # never kill the card on a bug
+            log.exception("internal error")
+            self._end_session("internal error")
+            return sw_bytes(0x6F00)
+
+    # --- dispatch ------------------------------------------------------------
+    def _execute(self, raw):
+        try:
+            cmd = parse_command(raw)
+        except ChipError as e:
+            # Undecodable APDU: the MAC cannot even be located, so an SM
+            # session ends like on any other SM error.
+            log.info("malformed APDU %s: %04X", raw[:5].hex(), e.sw)
+            self._end_session("malformed APDU")
+            return sw_bytes(e.sw)
+        if cmd.extended and not self.extended_length:
+            # Refused before any SM processing (SSC untouched); the session is
+            # ended so the reader cannot go on with a desynchronised SSC.
+            log.info("extended-length APDU refused: %r", cmd)
+            self._end_session("extended length refused")
+            return sw_bytes(0x6700)
+        if self.session is None:
+            return self._execute_plain(cmd)
+        if cmd.cla == 0x0C:
+            return self._execute_protected(cmd)
+        if self._is_select_emrtd(cmd):
+            # Re-selecting the application in plain is how a reader restarts
+            # (a Java Card re-selects the applet); it ends the session.
+            self._end_session("plain SELECT of the eMRTD application")
+            return self._execute_plain(cmd)
+        log.info("plain or unsupported-CLA command during SM: %r", cmd)
+        self._end_session("unprotected command")
+        return sw_bytes(0x6988)
+
+    def _execute_plain(self, cmd):
+        if cmd.cla & 0x0C:
+            sw = 0x6988                         # SM without a session
+        elif cmd.cla != 0x00:
+            sw = 0x6E00                         # class not supported
+        else:
+            try:
+                sw, data = self._dispatch(cmd)
+                if cmd.ne is None:
+                    data = b""                  # case 1/3: no data may come back
+                elif len(data) > min(cmd.ne, VPCD_MAX_RESPONSE_DATA):
+                    sw, data = 0x6700, b""
+                log.info("%s -> %04X (%d bytes)", self._describe(cmd), sw, len(data))
+                return data + sw_bytes(sw)
+            except ChipError as e:
+                sw = e.sw
+        log.info("%s -> %04X", self._describe(cmd), sw)
+        return sw_bytes(sw)
+
+    def _dispatch(self, cmd):
+        handler = {0xA4: self._select, 0xB0: self._read_binary,
+                   0xB1: self._read_binary_odd, 0x84: self._get_challenge,
+                   0x82: self._mutual_authenticate}.get(cmd.ins)
+        if handler is None:
+            raise ChipError(0x6D00, "instruction not supported")
+        return handler(cmd)
+
+    # --- secure messaging ------------------------------------------------------
+    def _execute_protected(self, cmd):
+        s = self.session
+        try:
+            inner = self._unwrap(cmd)
+        except ChipError as e:
+            log.info("SM error %04X (%s); session ended", e.sw, e.why)
+            self._end_session(e.why)
+            return sw_bytes(e.sw)
+        try:
+            sw, data = self._dispatch(inner)
+        except ChipError as e:
+            sw, data = e.sw, b""
+        if inner.ne is None:
+            data = b""                          # no DO'97': no data may come back
+        odd = bool(inner.ins & 1)
+        # The protected response must fit the response APDU size the command
+        # allowed: 256 data bytes for a short APDU, vpcd's limit otherwise.
+        # Data that does not fit is refused with 6700 (inside DO'99') instead
+        # of being silently cut, so a reader asking too much notices it.
+        limit = VPCD_MAX_RESPONSE_DATA if cmd.extended else 256
+        if self._wrapped_size(len(data), odd) > limit:
+            log.info("%s: %d bytes do not fit a %s response -> 6700",
+                     self._describe(inner), len(data),
+                     "extended" if cmd.extended else "short")
+            sw, data = 0x6700, b""
+        log.info("SM %s -> %04X (%d bytes)", self._describe(inner), sw, len(data))
+        return self._wrap(s, sw, data, odd)
+
+    def _unwrap(self, cmd):
+        """Check and decrypt a protected command (9303-11 section 9.8.4)."""
+        s = self.session
+        ssc = s.next_ssc()
+        try:
+            dos = parse_tlvs(cmd.data)
+        except ValueError as e:
+            raise ChipError(0x6988, "malformed SM data objects: %s" % e)
+        tags = [t for t, _, _ in dos]
+        if 0x8E not in tags:
+            raise ChipError(0x6987, "no DO'8E'")
+        # Order fixed by ICAO: [87 or 85] [97] 8E, each at most once.
+        allowed = [0x85 if cmd.ins & 1 else 0x87, 0x97, 0x8E]
+        positions = [allowed.index(t) if t in allowed else -1 for t in tags]
+        if -1 in positions or positions != sorted(set(positions)) or tags[-1] != 0x8E:
+            raise ChipError(0x6988, "unexpected SM data objects %s" %
+                            " ".join("%02X" % t for t in tags))
+        values = {t: v for t, v, _ in dos}
+        covered = b"".join(r for t, _, r in dos if t != 0x8E)
+        header = bac.pad(bytes([cmd.cla, cmd.ins, cmd.p1, cmd.p2]))
+        if len(values[0x8E]) != 8 or \
+                bac.retail_mac(s.ks_mac, ssc + header + covered) != values[0x8E]:
+            raise ChipError(0x6988, "wrong MAC")
+        data = b""
+        for tag in (0x85, 0x87):
+            if tag in values:
+                crypt = values[tag]
+                if tag == 0x87:
+                    if crypt[:1] != b"\x01":
+                        raise ChipError(0x6988, "DO'87' padding indicator")
+                    crypt = crypt[1:]
+                if not crypt or len(crypt) % 8:
+                    raise ChipError(0x6988, "cryptogram length")
+                try:
+                    data = bac.unpad(bac.dec(s.ks_enc, crypt))
+                except ValueError:
+                    raise ChipError(0x6988, "padding of the plain data")
+        ne = None
+        if 0x97 in values:
+            le = values[0x97]
+            if len(le) not in (1, 2):
+                raise ChipError(0x6988, "DO'97' length")
+            ne = int.from_bytes(le, "big") or (256 if len(le) == 1 else 65536)
+        return Command(0x00, cmd.ins, cmd.p1, cmd.p2, data, ne, cmd.extended)
+
+    @staticmethod
+    def _wrapped_size(n, odd):
+        size = 4 + 10                           # DO'99' + DO'8E'
+        if n:
+            size += tlv_size(0x85, (n // 8 + 1) * 8 + (0 if odd else 1))
+        return size
+
+    @staticmethod
+    def _wrap(s, sw, data, odd):
+        """Protected response: [DO'87'/DO'85'] DO'99' DO'8E' and the SW.
+
+        The outer SW repeats the SW of DO'99' (9000, 6282, 6A82, ...).
+        """
+        body = b""
+        if data:
+            crypt = bac.enc(s.ks_enc, bac.pad(data))
+            body = tlv(0x85, crypt) if odd else tlv(0x87, b"\x01" + crypt)
+        body += tlv(0x99, sw_bytes(sw))
+        mac = bac.retail_mac(s.ks_mac, s.next_ssc() + body)
+        return body + tlv(0x8E, mac) + sw_bytes(sw)
+
+    def _end_session(self, why):
+        if self.session is not None:
+            log.info("secure messaging session ended: %s", why)
+        self.session = None
+        self.current_ef = None
+
+    # --- file system -------------------------------------------------------------
+    @staticmethod
+    def _is_select_emrtd(cmd):
+        return cmd.cla == 0 and cmd.ins == 0xA4 and cmd.p1 == 0x04 \
+            and cmd.data == EMRTD_AID
+
+    def _resolve(self, fid=None, sfi=None):
+        """Logical name of an EF of the current DF, by FID or SFI."""
+        lds = (fid is not None and (0x0101 <= fid <= 0x0110 or fid in (0x011D, 0x011E))) \
+            or (sfi is not None and (1 <= sfi <= 16 or sfi in (0x1D, 0x1E)))
+        if lds and self.session is None:
+            # 6982 even for absent DGs and from the MF: nothing about the
+            # contents leaks before authentication.
+            raise ChipError(0x6982, "LDS file needs BAC")
+        for name, (f, s, in_mf) in FILES.items():
+            if in_mf == self.app_selected or name == "CardSecurity":
+                continue                        # other DF, or not served
+            if (fid is not None and f == fid) or (sfi is not None and s == sfi):
+                if name in self.files:
+                    return name
+        raise ChipError(0x6A82, "file not found")
+
+    def _select(self, cmd):
+        if cmd.p2 not in (0x0C, 0x00, 0x04):
+            raise ChipError(0x6A86, "P2")
+        if cmd.p1 == 0x04:                      # by DF name
+            if cmd.data != EMRTD_AID:
+                raise ChipError(0x6A82, "unknown application")
+            self.app_selected, self.current_ef = True, None
+            return 0x9000, b""
+        if cmd.p1 == 0x00 and cmd.data in (b"", MF_FID.to_bytes(2, "big")):
+            self.app_selected, self.current_ef = False, None
+            return 0x9000, b""
+        if cmd.p1 not in (0x00, 0x02):
+            raise ChipError(0x6A86, "selection by path/child DF not supported")
+        if len(cmd.data) != 2:
+            raise ChipError(0x6A80, "file identifier must be 2 bytes")
+        name = self._resolve(fid=int.from_bytes(cmd.data, "big"))
+        self.current_ef = name
+        if cmd.p2 == 0x0C:
+            return 0x9000, b""
+        # P2 00/04: a small FCP template (size, transparent EF, FID).
+        fcp = tlv(0x80, len(self.files[name]).to_bytes(2, "big")) + \
+            tlv(0x82, b"\x01") + tlv(0x83, cmd.data)
+        return 0x9000, tlv(0x62, fcp)
+
+    def _check_drop(self, name, offset):
+        if name == self.drop_during and offset > 0:
+            log.info("--drop-during %s: card vanishes at offset %d", name, offset)
+            raise CardDropped()
+
+    def _read_binary(self, cmd):
+        if cmd.p1 & 0x80:                       # short EF identifier in P1
+            if cmd.p1 & 0x60:
+                raise ChipError(0x6A86, "P1")
+            name, offset = self._resolve(sfi=cmd.p1 & 0x1F), cmd.p2
+            self.current_ef = name
+        else:
+            name, offset = self.current_ef, (cmd.p1 << 8) | cmd.p2
+            if name is None:
+                raise ChipError(0x6986, "no current EF")
+        return self._read(name, offset, cmd, lambda chunk: chunk)
+
+    def _read_binary_odd(self, cmd):
+        p1p2 = (cmd.p1 << 8) | cmd.p2
+        if p1p2 == 0:
+            name = self.current_ef
+            if name is None:
+                raise ChipError(0x6986, "no current EF")
+        elif p1p2 < 0x20:                       # ISO 7816-4: SFI in P2
+            name = self._resolve(sfi=p1p2)
+        else:
+            name = self._resolve(fid=p1p2)
+        self.current_ef = name
+        dos = None
+        try:
+            dos = parse_tlvs(cmd.data)
+        except ValueError:
+            pass
+        if not dos or dos[0][0] != 0x54 or not 1 <= len(dos[0][1]) <= 4:
+            raise ChipError(0x6A80, "DO'54' offset expected")
+        offset = int.from_bytes(dos[0][1], "big")
+        return self._read(name, offset, cmd, lambda chunk: tlv(0x53, chunk))
+
+    def _read(self, name, offset, cmd, frame):
+        """Common part of B0 and B1. Ne bounds the whole response data field
+        (for B1 that includes the DO'53' header). Asking beyond the end returns
+        what remains with 6282; an offset at or past the end is 6B00."""
+        if cmd.ne is None:
+            raise ChipError(0x6700, "READ BINARY without Le")
+        content = self.files[name]
+        if offset >= len(content):
+            raise ChipError(0x6B00, "offset %d beyond %s (%d bytes)" %
+                            (offset, name, len(content)))
+        self._check_drop(name, offset)
+        want = cmd.ne
+        while want > 0 and len(frame(bytes(want))) > cmd.ne:
+            want -= 1                           # room for the DO'53' header
+        chunk = content[offset:offset + want]
+        return (0x6282 if want > len(chunk) else 0x9000), frame(chunk)
+
+    # --- BAC -------------------------------------------------------------------
+    def _get_challenge(self, cmd):
+        if cmd.p1 or cmd.p2:
+            raise ChipError(0x6A86, "P1-P2")
+        if cmd.ne != 8:
+            raise ChipError(0x6700, "GET CHALLENGE needs Le 08")
+        self.challenge = self.random(8)
+        return 0x9000, self.challenge
+
+    def _mutual_authenticate(self, cmd):
+        if cmd.p1 or cmd.p2:
+            raise ChipError(0x6A86, "P1-P2")
+        if len(cmd.data) != 40 or cmd.ne is None or cmd.ne < 40:
+            raise ChipError(0x6700, "MUTUAL AUTHENTICATE needs Lc 28 and Le 28")
+        if self.session is not None or not self.app_selected or self.challenge is None:
+            raise ChipError(0x6985, "no application selected or no challenge")
+        rnd_icc, self.challenge = self.challenge, None   # one attempt per challenge
+        e_ifd, m_ifd = cmd.data[:32], cmd.data[32:]
+        if bac.retail_mac(self.k_mac, e_ifd) != m_ifd:
+            raise ChipError(0x6300, "M_IFD wrong (wrong MRZ?)")
+        s = bac.dec(self.k_enc, e_ifd)
+        rnd_ifd, echoed, k_ifd = s[:8], s[8:16], s[16:]
+        if echoed != rnd_icc:
+            raise ChipError(0x6300, "RND.ICC not echoed")
+        return 0x9000, self._complete_bac(rnd_icc, rnd_ifd, k_ifd, self.random(16))
+
+    def _complete_bac(self, rnd_icc, rnd_ifd, k_ifd, k_icc):
+        """Build E_ICC || M_ICC and open the SM session."""
+        e_icc = bac.enc(self.k_enc, rnd_icc + rnd_ifd + k_icc)
+        ks_enc, ks_mac = bac.session_keys(k_ifd, k_icc)
+        self.session = SmSession(ks_enc, ks_mac, bac.initial_ssc(rnd_icc, rnd_ifd))
+        self.current_ef = None
+        log.info("BAC completed, secure messaging on")
+        if self.verbose:
+            log.info("KS_enc %s KS_mac %s SSC %016X", ks_enc.hex(), ks_mac.hex(),
+                     self.session.ssc)
+        return e_icc + bac.retail_mac(self.k_mac, e_icc)
+
+    # --- logging -------------------------------------------------------------------
+    def _describe(self, cmd):
+        names = {0xA4: "SELECT", 0xB0: "READ BINARY", 0xB1: "READ BINARY odd",
+                 0x84: "GET CHALLENGE", 0x82: "MUTUAL AUTHENTICATE"}
+        text = "%s %02X%02X" % (names.get(cmd.ins, "INS %02X" % cmd.ins), cmd.p1, cmd.p2)
+        if cmd.ins == 0xA4 and len(cmd.data) <= 16:
+            text += " " + cmd.data.hex().upper()   # FIDs/AIDs are not secret
+        text += " Ne=%s%s" % (cmd.ne, " ext" if cmd.extended else "")
+        if self.current_ef and cmd.ins in (0xB0, 0xB1):
+            text += " [%s]" % self.current_ef
+        return text

@@ -1,0 +1,379 @@
+#!/usr/bin/python3
+"""Smoke test: a small BAC reader that talks to the virtual passport via PC/SC.
+
+  /usr/bin/python3 scripts/vpassport/smoke_client.py DUMP_DIR MRZ_INFO [--all]
+
+MRZ_INFO is document number+check digit, birth date+cd, expiry date+cd, e.g.
+C11T002JM496081222310314. Without --all it tests the card that is running
+now; with --all it starts the card itself (scripts/virtual-passport) in the
+normal, --no-extended-length and --drop-during DG2 configurations.
+
+The reader side (APDU encoding, SM wrapping of commands, unwrapping of
+responses) is written separately from the chip's code; only the primitive
+crypto of bac.py is shared, and that is checked against ICAO 9303-11 by
+selftest.py.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from vpassport import bac  # noqa: E402
+from vpassport.apdu import parse_tlvs, tlv, tlv_size  # noqa: E402
+from vpassport.dump import FILES, load_dump  # noqa: E402
+
+AID = bytes.fromhex("A0000002471001")
+LAUNCHER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "virtual-passport")
+MAX_SHORT_SM_READ = 231   # largest plaintext whose DO'87' response fits 256 bytes
+
+
+class CardGone(Exception):
+    pass
+
+
+class SwError(Exception):
+    def __init__(self, sw, what):
+        super().__init__("%s: SW %04X" % (what, sw))
+        self.sw = sw
+
+
+def encode(cla, ins, p1, p2, data=b"", ne=None, extended=False):
+    """ISO 7816-4 command APDU in short or extended form."""
+    apdu = bytes([cla, ins, p1, p2])
+    if extended:
+        if data:
+            apdu += b"\x00" + len(data).to_bytes(2, "big") + data
+        if ne is not None:
+            apdu += (b"" if data else b"\x00") + (ne % 65536).to_bytes(2, "big")
+    else:
+        if data:
+            apdu += bytes([len(data)]) + data
+        if ne is not None:
+            apdu += bytes([ne % 256])
+    return apdu
+
+
+class PcscTransport:
+    def __init__(self, reader_prefix="Virtual PCD"):
+        from smartcard import scard
+        self.scard = scard
+        rv, self.ctx = scard.SCardEstablishContext(scard.SCARD_SCOPE_USER)
+        rv, readers = scard.SCardListReaders(self.ctx, [])
+        self.reader = next(r for r in readers if r.startswith(reader_prefix))
+        rv, self.card, proto = scard.SCardConnect(
+            self.ctx, self.reader, scard.SCARD_SHARE_SHARED, scard.SCARD_PROTOCOL_T1)
+        if rv != scard.SCARD_S_SUCCESS:
+            raise CardGone("connect: " + scard.SCardGetErrorMessage(rv))
+        rv, _, _, _, self.atr = scard.SCardStatus(self.card)
+
+    def transmit(self, apdu):
+        rv, resp = self.scard.SCardTransmit(self.card, self.scard.SCARD_PCI_T1, list(apdu))
+        if rv != self.scard.SCARD_S_SUCCESS:
+            raise CardGone("%08X %s" % (rv & 0xFFFFFFFF, self.scard.SCardGetErrorMessage(rv)))
+        return bytes(resp)
+
+    def status_after_error(self):
+        rv = self.scard.SCardStatus(self.card)[0]
+        return "%08X %s" % (rv & 0xFFFFFFFF, self.scard.SCardGetErrorMessage(rv))
+
+    def close(self):
+        self.scard.SCardDisconnect(self.card, self.scard.SCARD_RESET_CARD)
+        self.scard.SCardReleaseContext(self.ctx)
+
+
+class Reader:
+    def __init__(self, transport):
+        self.t = transport
+        self.keys = None      # (KS_enc, KS_mac) after BAC
+        self.ssc = 0
+
+    def plain(self, ins, p1, p2, data=b"", ne=None, extended=False, cla=0):
+        resp = self.t.transmit(encode(cla, ins, p1, p2, data, ne, extended))
+        return resp[:-2], int.from_bytes(resp[-2:], "big")
+
+    def bac(self, mrz_info):
+        """BAC as the IFD (9303-11 section 4.3); returns the SW of MUTUAL AUTH."""
+        k_enc, k_mac = bac.bac_keys_from_seed(bac.k_seed(mrz_info))
+        rnd_icc, sw = self.plain(0x84, 0, 0, ne=8)
+        if sw != 0x9000:
+            return sw
+        rnd_ifd, k_ifd = os.urandom(8), os.urandom(16)
+        e_ifd = bac.enc(k_enc, rnd_ifd + rnd_icc + k_ifd)
+        resp, sw = self.plain(0x82, 0, 0, e_ifd + bac.retail_mac(k_mac, e_ifd), ne=40)
+        if sw != 0x9000:
+            return sw
+        if bac.retail_mac(k_mac, resp[:32]) != resp[32:]:
+            raise AssertionError("M_ICC wrong")
+        r = bac.dec(k_enc, resp[:32])
+        if r[:8] != rnd_icc or r[8:16] != rnd_ifd:
+            raise AssertionError("chip did not echo the nonces")
+        self.keys = bac.session_keys(k_ifd, r[16:])
+        self.ssc = bac.initial_ssc(rnd_icc, rnd_ifd)
+        return sw
+
+    def _next_ssc(self):
+        self.ssc += 1
+        return self.ssc.to_bytes(8, "big")
+
+    def protect(self, ins, p1, p2, data=b"", ne=None, extended=False, tamper=False):
+        ks_enc, ks_mac = self.keys
+        dos = b""
+        if data:
+            crypt = bac.enc(ks_enc, bac.pad(data))
+            dos += tlv(0x85, crypt) if ins & 1 else tlv(0x87, b"\x01" + crypt)
+        if ne is not None:
+            dos += tlv(0x97, (ne % (65536 if extended else 256)).to_bytes(
+                2 if extended else 1, "big"))
+        mac = bac.retail_mac(ks_mac, self._next_ssc() + bac.pad(bytes([0x0C, ins, p1, p2])) + dos)
+        if tamper:
+            mac = bytes([mac[0] ^ 1]) + mac[1:]
+        return encode(0x0C, ins, p1, p2, dos + tlv(0x8E, mac),
+                      65536 if extended else 256, extended)
+
+    def sm(self, ins, p1, p2, data=b"", ne=None, extended=False, tamper=False):
+        """Send a protected command; returns (plain data, SW). A response
+        without SM objects means the chip aborted SM: returned as is."""
+        resp = self.t.transmit(self.protect(ins, p1, p2, data, ne, extended, tamper))
+        body, sw = resp[:-2], int.from_bytes(resp[-2:], "big")
+        ssc = self._next_ssc()
+        if not body:
+            self.keys = None
+            return None, sw
+        dos = parse_tlvs(body)
+        tags = [t for t, _, _ in dos]
+        assert tags[-1] == 0x8E and 0x99 in tags, "response DOs %s" % tags
+        covered = b"".join(raw for t, _, raw in dos if t != 0x8E)
+        assert bac.retail_mac(self.keys[1], ssc + covered) == dos[-1][1], "response MAC"
+        values = {t: v for t, v, _ in dos}
+        assert int.from_bytes(values[0x99], "big") == sw, "DO'99' differs from SW"
+        data = b""
+        if 0x87 in values:
+            assert values[0x87][0] == 1
+            data = bac.unpad(bac.dec(self.keys[0], values[0x87][1:]))
+        elif 0x85 in values:
+            data = bac.unpad(bac.dec(self.keys[0], values[0x85]))
+        return data, sw
+
+    def select_ef(self, fid):
+        data, sw = self.sm(0xA4, 0x02, 0x0C, fid.to_bytes(2, "big"))
+        return sw
+
+    def read_short(self, fid, sfi):
+        """Select by reading the first chunk with the SFI, then B0 (or B1
+        beyond 32767) in chunks of MAX_SHORT_SM_READ."""
+        out, sw = self.sm(0xB0, 0x80 | sfi, 0, ne=4)
+        if sw != 0x9000:
+            raise SwError(sw, "READ BINARY SFI %02X" % sfi)
+        total = 4 + tlv_total(out)
+        while len(out) < total:
+            off = len(out)
+            if off <= 0x7FFF:
+                n = min(MAX_SHORT_SM_READ, total - off)
+                chunk, sw = self.sm(0xB0, off >> 8, off & 0xFF, ne=n)
+            else:   # Le counts the DO'53' header too
+                n = min(MAX_SHORT_SM_READ - 3, total - off)
+                chunk, sw = self.sm(0xB1, 0, 0, tlv(0x54, off.to_bytes(3, "big")),
+                                    ne=tlv_size(0x53, n))
+                chunk = parse_tlvs(chunk)[0][1] if chunk else b""
+            if sw != 0x9000:
+                raise SwError(sw, "READ BINARY %04X at %d" % (fid, off))
+            out += chunk
+        return out
+
+    def read_extended(self, fid):
+        """SELECT by FID, then one extended READ BINARY with Le = 0000."""
+        sw = self.select_ef(fid)
+        if sw != 0x9000:
+            raise SwError(sw, "SELECT %04X" % fid)
+        data, sw = self.sm(0xB0, 0, 0, ne=65536, extended=True)
+        if sw not in (0x9000, 0x6282):
+            raise SwError(sw, "extended READ BINARY %04X" % fid)
+        return data
+
+    def read_odd(self, fid, offset, ne, extended=True):
+        data, sw = self.sm(0xB1, fid >> 8, fid & 0xFF, tlv(0x54, offset.to_bytes(3, "big")),
+                           ne=ne, extended=extended)
+        return (parse_tlvs(data)[0][1] if data else b""), sw
+
+
+def tlv_total(head):
+    """Length of the value of the outer TLV from its first 4 bytes (tag 1 byte)."""
+    b = head[1]
+    if b < 0x80:
+        return b - 2
+    n = b & 0x7F
+    return int.from_bytes(head[2:2 + n], "big") + n - 2
+
+
+class Checker:
+    def __init__(self):
+        self.failures = 0
+
+    def check(self, ok, what, detail=""):
+        print("  %s %s%s" % ("ok  " if ok else "FAIL", what, (" (%s)" % detail) if detail else ""))
+        self.failures += 0 if ok else 1
+
+
+def wrong_mrz(mrz):
+    c = "1" if mrz[0] != "1" else "2"
+    return c + mrz[1:]
+
+
+def test_normal(dump, mrz, c):
+    files = load_dump(dump)
+    t = PcscTransport()
+    print("reader %r, ATR %s" % (t.reader, bytes(t.atr).hex().upper()))
+    r = Reader(t)
+    _, sw = r.plain(0xA4, 0x00, 0x0C)
+    c.check(sw == 0x9000, "SELECT MF", "%04X" % sw)
+    if "CardAccess" in files:
+        data, sw = r.plain(0xB0, 0x9C, 0, ne=256)
+        c.check(data == files["CardAccess"], "CardAccess read without BAC", "%04X" % sw)
+    _, sw = r.plain(0xA4, 0x04, 0x0C, AID)
+    c.check(sw == 0x9000, "SELECT eMRTD application", "%04X" % sw)
+    _, sw = r.plain(0xA4, 0x02, 0x0C, b"\x01\x1E")
+    c.check(sw == 0x6982, "SELECT EF.COM before BAC -> 6982", "%04X" % sw)
+    _, sw = r.plain(0xB0, 0x81, 0, ne=4)
+    c.check(sw == 0x6982, "READ BINARY DG1 (SFI) before BAC -> 6982", "%04X" % sw)
+    sw = r.bac(wrong_mrz(mrz))
+    c.check(sw == 0x6300, "BAC with a wrong MRZ -> 6300", "%04X" % sw)
+    _, sw = r.plain(0x82, 0, 0, bytes(40), ne=40)
+    c.check(sw == 0x6985, "MUTUAL AUTH without a fresh challenge -> 6985", "%04X" % sw)
+    sw = r.bac(mrz)
+    c.check(sw == 0x9000, "BAC with the right MRZ", "%04X" % sw)
+
+    for name in ["COM"] + ["DG%d" % n for n in range(1, 17)] + ["SOD"]:
+        fid, sfi, _ = FILES[name]
+        if name not in files:
+            if name == "DG5":
+                sw = r.select_ef(fid)
+                c.check(sw == 0x6A82, "absent DG5 -> 6A82 under SM", "%04X" % sw)
+            continue
+        t0 = time.monotonic()
+        short = r.read_short(fid, sfi)
+        t1 = time.monotonic()
+        ext = r.read_extended(fid)
+        t2 = time.monotonic()
+        c.check(short == files[name] and ext == files[name],
+                "%s: %d bytes, short reads %.2fs, one extended read %.2fs" %
+                (name, len(files[name]), t1 - t0, t2 - t1))
+
+    big = max(files, key=lambda n: len(files[n]) if n in FILES and not FILES[n][2] else -1)
+    fid, size = FILES[big][0], len(files[big])
+    r.select_ef(fid)
+    data, sw = r.sm(0xB0, 0, 0, ne=MAX_SHORT_SM_READ)
+    c.check(sw == 0x9000 and len(data) == MAX_SHORT_SM_READ, "short read of 231 bytes fits")
+    data, sw = r.sm(0xB0, 0, 0, ne=MAX_SHORT_SM_READ + 1)
+    c.check(sw == 0x6700 and r.keys, "short read of 232 bytes -> 6700, session kept", "%04X" % sw)
+    off = size - 10
+    data, sw = r.sm(0xB0, off >> 8, off & 0xFF, ne=20)
+    c.check(sw == 0x6282 and data == files[big][off:], "Le beyond the end -> last 10 bytes + 6282",
+            "%04X" % sw)
+    data, sw = r.sm(0xB0, size >> 8, size & 0xFF, ne=1)
+    c.check(sw == 0x6B00, "offset = file size -> 6B00", "%04X" % sw)
+    data, sw = r.read_odd(fid, size - 100, 0x1000)
+    c.check(sw == 0x6282 and data == files[big][-100:], "B1 (DO'54'/DO'53') tail + 6282", "%04X" % sw)
+    data, sw = r.read_odd(fid, 40000, 16)
+    c.check(sw == 0x6B00, "B1 offset 40000 > size -> 6B00", "%04X" % sw)
+    data, sw = r.read_odd(0, 300, 0x80)
+    c.check(sw == 0x9000 and data == files[big][300:300 + 0x80 - 2], "B1 on the current EF, Le 80",
+            "%04X" % sw)
+
+    data, sw = r.sm(0xB0, 0, 0, ne=8, tamper=True)
+    c.check(data is None and sw == 0x6988, "wrong command MAC -> plain 6988", "%04X" % sw)
+    r.keys = r.keys or (b"\x01" * 8 + b"\x02" * 8,) * 2     # pretend we still have keys
+    data, sw = r.sm(0xB0, 0, 0, ne=8)
+    c.check(data is None and sw == 0x6988, "session ended: next protected command -> 6988",
+            "%04X" % sw)
+    sw = r.bac(mrz)
+    c.check(sw == 0x9000, "BAC again after the session ended", "%04X" % sw)
+    _, sw = r.plain(0xB0, 0x9E, 0, ne=4)
+    c.check(sw == 0x6988, "plain READ BINARY during SM -> 6988", "%04X" % sw)
+    r.bac(mrz)
+    data, sw = r.sm(0xA4, 0x02, 0x0C, b"\x01\x1E", ne=None)
+    resp = r.t.transmit(bytes.fromhex("0CB0000003970104"))          # DO'8E' missing
+    c.check(resp == b"\x69\x87", "protected command without DO'8E' -> 6987", resp.hex())
+    t.close()
+
+
+def test_no_extended(dump, mrz, c):
+    files = load_dump(dump)
+    t = PcscTransport()
+    r = Reader(t)
+    hist = bytes(t.atr)
+    c.check(b"\x73\x94\x01\x00" in hist, "ATR card capabilities without extended Lc/Le",
+            hist.hex().upper())
+    r.plain(0xA4, 0x04, 0x0C, AID)
+    _, sw = r.plain(0xA4, 0x02, 0x0C, b"\x01\x1E", ne=None, extended=True)
+    c.check(sw == 0x6700, "extended plain APDU -> 6700", "%04X" % sw)
+    r.bac(mrz)
+    r.select_ef(0x011E)
+    data, sw = r.sm(0xB0, 0, 0, ne=65536, extended=True)
+    c.check(data is None and sw == 0x6700, "extended protected READ BINARY -> plain 6700",
+            "%04X" % sw)
+    r.bac(mrz)
+    got = r.read_short(0x011E, 0x1E)
+    c.check(got == files["COM"], "short reads still work after BAC again")
+    t.close()
+
+
+def test_drop(dump, mrz, c):
+    t = PcscTransport()
+    r = Reader(t)
+    r.plain(0xA4, 0x04, 0x0C, AID)
+    r.bac(mrz)
+    try:
+        r.read_short(0x0102, 0x02)
+        c.check(False, "card vanished while reading DG2")
+    except CardGone as e:
+        c.check(True, "card vanished while reading DG2", str(e))
+        t0 = time.monotonic()
+        while "REMOVED" not in t.status_after_error().upper() and time.monotonic() - t0 < 2:
+            time.sleep(0.05)
+        c.check("REMOVED" in t.status_after_error().upper(),
+                "pcscd reports the card removed after %.2fs" % (time.monotonic() - t0),
+                t.status_after_error())
+    out = subprocess.run([LAUNCHER, "status"], capture_output=True, text=True)
+    c.check(out.returncode == 1, "virtual-passport status: card not running")
+
+
+def launcher(*args):
+    t0 = time.monotonic()
+    p = subprocess.run([LAUNCHER, *args], capture_output=True, text=True)
+    dt = time.monotonic() - t0
+    print("$ virtual-passport %s -> rc %d in %.2fs: %s" % (
+        " ".join(args), p.returncode, dt, (p.stdout + p.stderr).strip()))
+    if p.returncode:
+        raise SystemExit("launcher failed")
+    return dt
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dump")
+    p.add_argument("mrz", help="MRZ information: docno+cd birth+cd expiry+cd")
+    p.add_argument("--all", action="store_true", help="start the card for each scenario")
+    p.add_argument("--scenario", choices=["normal", "no-extended", "drop"], default="normal")
+    args = p.parse_args()
+    c = Checker()
+    scenarios = [("normal", []), ("no-extended", ["--no-extended-length"]),
+                 ("drop", ["--drop-during", "DG2"])]
+    for name, opts in scenarios:
+        if not args.all and name != args.scenario:
+            continue
+        print("== %s" % name)
+        if args.all:
+            launcher("start", args.dump, *opts)
+        {"normal": test_normal, "no-extended": test_no_extended, "drop": test_drop}[name](
+            args.dump, args.mrz, c)
+    if args.all:
+        launcher("stop")
+    print("%d failure(s)" % c.failures)
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
