@@ -9,11 +9,20 @@ public struct DumpFolder: Sendable {
 
     public static let manifestName = "manifest.json"
 
-    /// Reads every recognised file of the folder.
+    /// Reads every recognised file of the folder. A single EF.SOD file (tag 77) is accepted too,
+    /// as a dump that holds only the SOD.
     public init(reading url: URL) throws {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw DumpError.notAFolder(url.path)
+        }
+        if !isDirectory.boolValue {
+            let bytes = [UInt8](try Data(contentsOf: url))
+            guard bytes.first == 0x77 else { throw DumpError.notAFolder(url.path) }
+            self.url = url
+            self.files = [.sod: bytes]
+            self.manifest = nil
+            return
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
         let byLowercase = Dictionary(names.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
@@ -115,7 +124,7 @@ public enum DumpError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notAFolder(let p): return "\(p) is not a folder. Give the folder a scan wrote (it holds SOD.bin, DG1.bin, …)."
+        case .notAFolder(let p): return "\(p) is neither a dump folder nor an EF.SOD file. Give the folder a scan wrote (it holds SOD.bin, DG1.bin, …)."
         case .empty(let p): return "\(p) holds no passport files (COM.bin, DG1.bin, SOD.bin, or the BSI/FID names)."
         case .badManifest(let p, let why): return "\(p)/manifest.json is unreadable: \(why)"
         case .destinationExists(let p): return "\(p) already exists. Choose another --out folder or remove it first."

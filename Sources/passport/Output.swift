@@ -47,6 +47,7 @@ func classify(_ error: Error) -> (exit: ExitCode, code: String) {
     case is MRZError: return (Exit.environment, "invalid_access_key")
     case is SecurityError, is ReadError, is TLVError: return (Exit.invalidDocument, "chip_error")
     case is DumpError: return (Exit.environment, "dump_error")
+    case is PassiveAuthenticationError: return (Exit.environment, "trust_store_error")
     default: return (Exit.invalidDocument, "error")
     }
 }

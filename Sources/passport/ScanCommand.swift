@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardIO
+import DocumentSecurity
 import Foundation
 import LDS
 import MRZ
@@ -23,6 +24,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
     @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
     @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
+    @OptionGroup(title: "Verification (runs when trust anchors are configured)") var trustOptions: TrustOptions
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func validate() throws {
@@ -60,7 +62,18 @@ struct ScanCommand: ParsableCommand {
                 events: progress.handle)
             progress.finish()
             try DumpWriter.write(contents, to: destination)
-            try report(contents, dump: destination)
+            // The dump is a faithful recording either way; verification decides the exit code.
+            var verification: PassiveAuthenticationReport?
+            var trust: TrustStore?
+            if trustOptions.sources.isConfigured {
+                let store = try trustOptions.sources.load()
+                verification = PassiveAuthentication.verify(files: contents.files, trust: store)
+                trust = store
+            }
+            try report(contents, dump: destination, verification: verification, trust: trust)
+            if verification?.passed == false { throw Exit.invalidDocument }
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             progress.finish()
             throw fail(error, json: json)
@@ -74,7 +87,7 @@ struct ScanCommand: ParsableCommand {
         return "passport-\(formatter.string(from: Date()))"
     }
 
-    func report(_ contents: ChipContents, dump: URL) throws {
+    func report(_ contents: ChipContents, dump: URL, verification: PassiveAuthenticationReport?, trust: TrustStore?) throws {
         let summary = try contents.files[.dataGroup(1)].map { DocumentSummary(dg1: try DataGroup1(bytes: $0)) }
         let files = contents.files.keys.sorted()
         if json {
@@ -96,6 +109,12 @@ struct ScanCommand: ParsableCommand {
                 let data = try JSONEncoder().encode(summary)
                 object["document"] = try JSONSerialization.jsonObject(with: data)
             }
+            if let verification {
+                object.merge(reportJSON(verification)) { $1 }
+                object["ok"] = verification.passed
+            } else {
+                object["passive_authentication"] = NSNull()
+            }
             printJSON(object)
             return
         }
@@ -114,6 +133,12 @@ struct ScanCommand: ParsableCommand {
             print("  Not read     \(file.name): \(reason)")
         }
         print("  Dump         \(dump.path)")
+        if let verification, let trust {
+            print("")
+            printReport(verification, trust: trust)
+        } else {
+            print("  Verified     no: no trust anchors configured (use --masterlist/--csca, or put them in \(TrustStore.defaultFolder.path))")
+        }
     }
 }
 

@@ -64,6 +64,26 @@ final class ScanThroughPCSC {
         try expectDumpEqualsFixture(out)
     }
 
+    @Test func scanVerifiesWhenTrustAnchorsAreGiven() throws {
+        try Harness.startVirtualPassport(Self.fixture)
+        let out = work.appendingPathComponent("verified")
+        let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+        let r = try Harness.passport(["scan", "--json", "--no-default-trust", "--csca", csca, "--out", out.path] + Self.keyArguments)
+        #expect(r.status == 0, "\(r.stderr)")
+        let pa = try #require(r.json?["passive_authentication"] as? [String: Any])
+        #expect(pa["passed"] as? Bool == true)
+        #expect(pa["chain"] as? String == "passed")
+
+        // A passport whose data group was altered after signing: read fine, verification fails.
+        try Harness.startVirtualPassport(TestPaths.fixtures.appendingPathComponent("pa/tampered-dg"))
+        let out2 = work.appendingPathComponent("tampered")
+        let r2 = try Harness.passport(["scan", "--no-default-trust", "--csca", csca, "--out", out2.path] + Self.keyArguments)
+        #expect(r2.status == 1)
+        #expect(r2.stdout.contains("Passive authentication: FAILED"))
+        #expect(r2.stdout.contains("DG11: its SHA-256 hash does not match"))
+        #expect(FileManager.default.fileExists(atPath: out2.path), "the recording is kept for inspection")
+    }
+
     @Test func wrongBirthDateIsRefusedAndNothingIsSaved() throws {
         try Harness.startVirtualPassport(Self.fixture)
         let out = work.appendingPathComponent("wrong-key")

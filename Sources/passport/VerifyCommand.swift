@@ -1,0 +1,131 @@
+import ArgumentParser
+import DocumentSecurity
+import Foundation
+import LDS
+import PassportKit
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Passive authentication of a dump: data-group hashes, the SOD signature, DSC → CSCA.",
+        discussion: """
+        Trust anchors: --masterlist, --csca and --crl, plus everything in \(TrustStore.defaultFolder.path)
+        (master lists *.ml, certificates *.der/*.cer/*.crt/*.pem, CRLs *.crl). Certificate validity
+        is judged at the SOD's signing time, or now when it has none; --at DATE overrides both.
+        """)
+
+    @Argument(help: "The dump folder (plain, BSI or FID file names), or an EF.SOD file.") var dump: String
+    @OptionGroup var trustOptions: TrustOptions
+    @Option(name: .customLong("dsc"), help: "A Document Signer certificate not embedded in the SOD; repeatable.") var dscs: [String] = []
+    @Option(help: "Judge certificate validity at this date (YYYY-MM-DD) instead of the signing time.") var at: String?
+    @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func validate() throws {
+        if let at, parseDay(at) == nil { throw ValidationError("--at must be a date YYYY-MM-DD, e.g. 2025-06-30.") }
+    }
+
+    func run() throws {
+        do {
+            let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
+            let trust = try trustOptions.sources.load()
+            let report = try DumpVerifier.verify(dump: folder, trust: trust, at: at.flatMap(parseDay),
+                                                 documentSigners: dscs.map(URL.init(fileURLWithPath:)))
+            if json {
+                var object = reportJSON(report)
+                object["ok"] = report.passed
+                object["dump"] = folder.url.path
+                object["trust"] = trust.notes
+                printJSON(object)
+            } else {
+                printReport(report, trust: trust)
+            }
+            if !report.passed { throw Exit.invalidDocument }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw fail(error, json: json)
+        }
+    }
+}
+
+/// Trust-anchor flags shared by `verify`, `scan` and `issue`.
+struct TrustOptions: ParsableArguments {
+    @Option(name: .customLong("masterlist"), help: "An ICAO CSCA master list (.ml); repeatable.") var masterLists: [String] = []
+    @Option(name: .customLong("masterlist-signer"), help: "Root certificate the master lists' signer must chain to; repeatable.") var masterListSigners: [String] = []
+    @Option(name: .customLong("csca"), help: "A CSCA certificate file (DER/PEM) or folder; repeatable.") var cscas: [String] = []
+    @Option(name: .customLong("crl"), help: "A CRL (DER/PEM); repeatable.") var crls: [String] = []
+    @Flag(help: "Ignore the default trust folder (\(TrustStore.defaultFolder.path)).") var noDefaultTrust = false
+
+    var sources: TrustSources {
+        TrustSources(masterLists: masterLists.map(URL.init(fileURLWithPath:)),
+                     masterListSigners: masterListSigners.map(URL.init(fileURLWithPath:)),
+                     cscas: cscas.map(URL.init(fileURLWithPath:)),
+                     crls: crls.map(URL.init(fileURLWithPath:)),
+                     useDefaultFolder: !noDefaultTrust)
+    }
+}
+
+func parseDay(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withFullDate]
+    return formatter.date(from: text)
+}
+
+func isoTime(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+func certificateJSON(_ info: CertificateInfo?) -> Any {
+    guard let info else { return NSNull() }
+    return ["subject": info.subject, "issuer": info.issuer, "serial": info.serialNumber,
+            "not_before": isoTime(info.notBefore), "not_after": isoTime(info.notAfter),
+            "key": info.key, "source": info.source]
+}
+
+func reportJSON(_ report: PassiveAuthenticationReport) -> [String: Any] {
+    [
+        "passive_authentication": [
+            "passed": report.passed,
+            "hash_algorithm": report.hashAlgorithm ?? NSNull(),
+            "hashes_checked": report.hashesChecked,
+            "data_groups": report.dataGroups.map { ["number": $0.number, "status": $0.status.rawValue] },
+            "signature": report.signature.rawValue,
+            "signature_algorithm": report.signatureScheme ?? NSNull(),
+            "chain": report.chain.rawValue,
+            "revocation": report.revocation.rawValue,
+            "document_signer": certificateJSON(report.documentSigner),
+            "csca": certificateJSON(report.csca),
+            "validity_time": isoTime(report.validityTime),
+            "validity_time_source": report.validitySource,
+            "failures": report.failures,
+            "warnings": report.warnings,
+        ] as [String: Any],
+    ]
+}
+
+func printReport(_ report: PassiveAuthenticationReport, trust: TrustStore) {
+    print("Passive authentication: \(report.passed ? "PASSED" : "FAILED")")
+    if !report.dataGroups.isEmpty {
+        let groups = report.dataGroups.map { check -> String in
+            switch check.status {
+            case .valid: return "DG\(check.number) ok"
+            case .mismatch: return "DG\(check.number) MISMATCH"
+            case .missing: return "DG\(check.number) not in dump"
+            case .notListed: return "DG\(check.number) not in SOD"
+            case .notChecked: return "DG\(check.number) not checked"
+            }
+        }
+        print("  Hashes (\(report.hashAlgorithm ?? "?"))  \(groups.joined(separator: ", "))")
+    }
+    if !report.hashesChecked { print("  Hashes       not checked (no data groups in the dump)") }
+    print("  Signature    \(report.signature.rawValue)\(report.signatureScheme.map { " (\($0))" } ?? "")")
+    if let dsc = report.documentSigner { print("  Signer       \(dsc.subject) [\(dsc.key)]") }
+    if let csca = report.csca { print("  CSCA         \(csca.subject) [\(csca.key), from \(csca.source)]") }
+    print("  Chain        \(report.chain.rawValue)")
+    print("  Revocation   \(report.revocation == .notChecked ? "not checked (no CRL for this CSCA)" : report.revocation.rawValue)")
+    print("  Judged at    \(isoTime(report.validityTime)) (\(report.validitySource))")
+    for note in trust.notes { print("  Trust        \(note)") }
+    for warning in report.warnings { print("  Note         \(warning)") }
+    if !report.failures.isEmpty {
+        print("Failures:")
+        for failure in report.failures { print("  - \(failure)") }
+    }
+}
