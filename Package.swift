@@ -22,9 +22,10 @@ let package = Package(
         .target(name: "LDS", dependencies: ["MRZ"]),
         .target(name: "CardIO", dependencies: ["CPCSCLite"]),
         .target(name: "DocumentSecurity", dependencies: ["LDS", "CardIO", "MRZ", "COpenSSL"]),
-        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity"]),
+        .target(name: "Credentials", dependencies: ["COpenSSL"]),
+        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials"]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportKit",
+            "PassportKit", "Credentials",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -33,6 +34,7 @@ let package = Package(
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
         .testTarget(name: "DocumentSecurityTests", dependencies: ["DocumentSecurity", "CardIO", "LDS", "TestSupport"]),
+        .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "TestSupport"]),
     ]
 )

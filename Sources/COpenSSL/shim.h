@@ -14,6 +14,8 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
+#include <openssl/kdf.h>
 
 /* Macros and inline helpers Swift cannot import directly. */
 static inline int passport_x509_subject_key_id(X509 *cert, const unsigned char **data, int *length) {
@@ -42,4 +44,22 @@ static inline int passport_evp_pkey_ctx_set_rsa_mgf1_md(EVP_PKEY_CTX *ctx, const
     return EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, md);
 }
 static inline void passport_openssl_free(void *p) { OPENSSL_free(p); }
+
+static inline int passport_evp_pkey_keypair_selection(void) { return EVP_PKEY_KEYPAIR; }
+static inline int passport_evp_pkey_public_selection(void) { return EVP_PKEY_PUBLIC_KEY; }
+
+/* AES-GCM tag handling goes through EVP_CIPHER_CTX_ctrl with macro constants. */
+static inline int passport_gcm_set_iv_length(EVP_CIPHER_CTX *ctx, int length) {
+    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, length, NULL);
+}
+static inline int passport_gcm_get_tag(EVP_CIPHER_CTX *ctx, unsigned char *tag, int length) {
+    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, length, tag);
+}
+static inline int passport_gcm_set_tag(EVP_CIPHER_CTX *ctx, unsigned char *tag, int length) {
+    return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, length, tag);
+}
+/* Parameter names with static storage: OSSL_PARAM_BLD keeps pointers to its key strings. */
+static inline const char *passport_param_group_name(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
+static inline const char *passport_param_pub_key(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
+static inline const char *passport_param_priv_key(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
 #endif

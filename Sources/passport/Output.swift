@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardIO
+import Credentials
 import DocumentSecurity
 import Foundation
 import LDS
@@ -48,6 +49,9 @@ func classify(_ error: Error) -> (exit: ExitCode, code: String) {
     case is SecurityError, is ReadError, is TLVError: return (Exit.invalidDocument, "chip_error")
     case is DumpError: return (Exit.environment, "dump_error")
     case is PassiveAuthenticationError: return (Exit.environment, "trust_store_error")
+    case let e as CredentialError:
+        if case .keyStore = e { return (Exit.environment, "key_store_error") }
+        return (Exit.invalidDocument, "invalid_credential")
     default: return (Exit.invalidDocument, "error")
     }
 }

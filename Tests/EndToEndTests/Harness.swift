@@ -36,7 +36,8 @@ enum Harness {
     /// Runs a program to completion with posix_spawn/waitpid (Foundation's Process can miss the
     /// exit of a child whose own children live on, as the virtual passport's do).
     @discardableResult
-    static func run(_ executable: URL, _ arguments: [String], timeout: Double = 120) throws -> Result {
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                    timeout: Double = 120) throws -> Result {
         let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).out")
         let errURL = outURL.deletingPathExtension().appendingPathExtension("err")
         defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
@@ -52,7 +53,11 @@ enum Harness {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let started = Date()
-        let rc = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        let rc = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
 
         var status: Int32 = 0
@@ -73,8 +78,8 @@ enum Harness {
                       seconds: Date().timeIntervalSince(started))
     }
 
-    static func passport(_ arguments: [String], timeout: Double = 120) throws -> Result {
-        try run(passportExecutable, arguments, timeout: timeout)
+    static func passport(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120) throws -> Result {
+        try run(passportExecutable, arguments, environment: environment, timeout: timeout)
     }
 
     static let virtualPassportScript = TestPaths.projectRoot.appendingPathComponent("scripts/virtual-passport")

@@ -10,7 +10,7 @@ import tempfile
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from . import der, mrz, sod
+from . import cardsecurity, der, mrz, sod
 from .curves import EXPLICIT
 from .x509 import OID, Scheme, from_pem
 
@@ -249,6 +249,9 @@ class Checker:
         self.ok(lines == exp["mrz"]["lines"] and "".join(lines).encode() == der.parse_one(files["DG1.bin"]).children()[0].value,
                 "mrz.txt = DG1 = expected.json")
 
+        if os.path.isdir(os.path.join(self.fx, "passport-pace")):
+            self.check_pace(files, csca)
+
         cases_path = os.path.join(self.fx, "pa", "cases.json")
         if os.path.exists(cases_path):
             cases = json.loads(open(cases_path).read())["cases"]
@@ -269,6 +272,33 @@ class Checker:
         shutil.rmtree(self.tmp, ignore_errors=True)
         print(f"{'all checks passed' if not self.failures else f'{self.failures} check(s) FAILED'}")
         return self.failures
+
+
+def _check_pace(self, files: dict, csca: str) -> None:
+    """passport-pace/: same LDS files as passport/, EF.CardSecurity signed by the
+    DSC, and its CA public key = DG14's = the chip CA private key's."""
+    print("passport-pace")
+    same = all(self.read("passport-pace", f) == files[f] for f in DUMP_FILES)
+    self.ok(same, "passport-pace/ has the LDS files of passport/")
+    data = self.read("passport-pace", "CardSecurity.bin")
+    self.walk(der.parse_one(data))
+    cs = cardsecurity.parse(data)
+    self.ok(cs["econtent_type"] == cardsecurity.ID_SECURITY_OBJECT, "CardSecurity eContentType id-SecurityObject")
+    dg14 = der.parse_one(files["DG14.bin"]).children()[0].children()
+    dg14_point = [i.children()[1].children()[1].value[1:] for i in dg14
+                  if i.children()[0].as_oid() == cardsecurity.ID_PK_ECDH][0]
+    self.ok(cs["ca_public_point"] == dg14_point, "CardSecurity CA public key = DG14's")
+    from cryptography.hazmat.primitives import serialization
+    key = serialization.load_pem_private_key(self.read("pki", "TEST-ONLY-chip-ca-brainpoolP256r1.key.pem"), None)
+    point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    self.ok(point == cs["ca_public_point"], "CardSecurity CA public key = chip CA private key's")
+    path = os.path.join(self.fx, "passport-pace", "CardSecurity.bin")
+    rc, out = self.openssl(["cms", "-verify", "-inform", "DER", "-in", path, "-CAfile", csca,
+                            "-purpose", "any", "-out", os.devnull])
+    self.ok(rc == 0, f"openssl cms -verify CardSecurity (CA pki/TEST-ONLY-csca-UTO.pem): {_last(out)}")
+
+
+Checker.check_pace = _check_pace
 
 
 def _spki(cert: bytes) -> bytes:

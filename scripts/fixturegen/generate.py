@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 
-from . import keys, lds, mrz, portrait, sod, x509
+from . import cardsecurity, keys, lds, mrz, portrait, sod, x509
 from .x509 import (KU_CRL_SIGN, KU_DIGITAL_SIGNATURE, KU_KEY_CERT_SIGN, RSA_SHA256, Scheme, utc)
 
 # ---------------------------------------------------------------------------
@@ -180,6 +180,7 @@ class Generator:
         self.write_dump(main, com, dgs, main_sod)
         self.write(os.path.join(main, "mrz.txt"), ("\n".join(self.mrz_lines) + "\n").encode())
         self.write(os.path.join(main, "expected.json"), self.expected_json(main))
+        self.run_pace()
         if with_pa:
             self.run_pa()
 
@@ -235,6 +236,24 @@ class Generator:
             data = self.read(os.path.join(folder, f))
             doc["files"][f] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         return (json.dumps(doc, indent=2) + "\n").encode()
+
+    # -- PACE (the virtual passport's --pace; EF.CardSecurity for PACE-CAM) ---
+    def run_pace(self) -> None:
+        """passport-pace/: the main dump plus EF.CardSecurity for PACE-CAM."""
+        self.log("passport-pace")
+        folder = self.p("passport-pace")
+        self.write_dump(folder, self.com, self.dgs, self.main_sod)
+        path = os.path.join(folder, "CardSecurity.bin")
+        previous = None
+        if self.read(path):
+            try:
+                previous = cardsecurity.parse(self.read(path))["signature"]
+            except Exception:
+                previous = None
+        self.write(path, cardsecurity.ef_card_security(
+            security_infos=cardsecurity.security_infos_cam(self.chip_ca_key.public_key()),
+            h="sha256", dsc=self.dsc, dsc_key=self.dsc_key, scheme=RSA_SHA256,
+            signing_time=SIGNING_TIME, previous_signature=previous))
 
     # -- passive authentication variants -----------------------------------
     def run_pa(self) -> None:

@@ -1,6 +1,7 @@
 """Entry points used by scripts/virtual-passport (run with /usr/bin/python3).
 
   serve DUMP_DIR [--no-extended-length] [--drop-during FILE] [--verbose]
+        [--pace [--can N] [--mapping gm|im|cam] [--dh] [--no-bac] [--ca-key PEM]]
         [--ready-file PATH] [--port N]       run the card until vpcd hangs up
   reader (--present | --absent) [--name N] [--timeout S]
                                              wait for a vpcd slot's state
@@ -13,6 +14,52 @@ import os
 import sys
 
 VPCD_PORT = 0x8C7B  # CHANNELID of /etc/reader.conf.d/vpcd
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_CA_KEY = os.path.join(ROOT, "Fixtures", "pki", "TEST-ONLY-chip-ca-brainpoolP256r1.key.pem")
+
+
+def build_pace(args, files, mrz_info, log):
+    """The PaceChip for --pace; may add CardAccess to files. Raises ValueError."""
+    from . import pace
+    if not args.can.isdigit():
+        raise ValueError("--can must be digits")
+    if "CardAccess" in files:
+        profiles = []
+        for oid, param in pace.pace_infos(files["CardAccess"]):
+            try:
+                profiles.append(pace.Profile(oid, 13 if param is None else param))
+            except ValueError as e:
+                log.warning("CardAccess.bin: PACEInfo %s not offered: %s", oid, e)
+        if not profiles:
+            raise ValueError("the dump's CardAccess.bin has no PACEInfo this chip can do")
+        if args.mapping != "gm" or args.dh:
+            log.warning("the dump's CardAccess.bin decides the PACE profiles; "
+                        "--mapping/--dh ignored")
+        source = "CardAccess.bin of the dump"
+    else:
+        profiles = [pace.profile_from_options(args.mapping, args.dh)]
+        files["CardAccess"] = pace.card_access(profiles)
+        source = "generated"
+    if not pace.check_card_access(files["CardAccess"]):
+        log.warning("OpenPACE does not accept this EF.CardAccess (EAC_CTX_init_ef_cardaccess)")
+    ca_key = None
+    cam = [p for p in profiles if p.mapping == "CAM"]
+    if cam:
+        if "CardSecurity" not in files:
+            raise ValueError("PACE-CAM needs CardSecurity.bin in the dump "
+                             "(e.g. Fixtures/passport-pace)")
+        point = pace.ca_public_key(files["CardSecurity"])
+        if point is None:
+            raise ValueError("CardSecurity.bin has no ECDH ChipAuthenticationPublicKeyInfo")
+        ca_key = pace.load_ec_private_key(args.ca_key or DEFAULT_CA_KEY)
+        if not pace.ca_key_matches(cam[0], ca_key, point):
+            raise ValueError("the Chip Authentication key %s does not match CardSecurity.bin"
+                             % (args.ca_key or DEFAULT_CA_KEY))
+    log.info("PACE: %s (EF.CardAccess %s), passwords MRZ and CAN%s; BAC %s",
+             ", ".join(map(repr, profiles)), source,
+             " " + args.can if args.verbose else "", "off" if args.no_bac else "on")
+    return pace.PaceChip(profiles, mrz_info, args.can, ca_private_key=ca_key,
+                         verbose=args.verbose)
 
 
 def cmd_serve(args):
@@ -29,12 +76,22 @@ def cmd_serve(args):
         if drop is None:
             log.error("--drop-during: unknown file %s", args.drop_during)
             return 2
+    if not args.pace and (args.mapping or args.dh or args.no_bac or args.can or args.ca_key):
+        log.error("--can, --mapping, --dh, --no-bac and --ca-key need --pace")
+        return 2
+    args.mapping = args.mapping or "gm"
+    args.can = args.can or "123456"
     try:
         files = load_dump(args.dump_dir)
+        pace_chip = None
+        if args.pace:
+            from .dump import mrz_information
+            pace_chip = build_pace(args, files, mrz_information(files["DG1"]), log)
         chip = EmrtdOS(files, extended_length=not args.no_extended_length,
-                       drop_during=drop, verbose=args.verbose)
-    except (OSError, ValueError) as e:
-        log.error("cannot load dump: %s", e)
+                       drop_during=drop, verbose=args.verbose, pace=pace_chip,
+                       bac_enabled=not args.no_bac)
+    except (OSError, ValueError, RuntimeError) as e:
+        log.error("cannot start the chip: %s", e)
         return 2
     for problem in check_mrz_information(chip.mrz_info):
         log.warning("DG1 MRZ: %s", problem)
@@ -101,6 +158,12 @@ def main(argv=None):
     s.add_argument("--no-extended-length", action="store_true")
     s.add_argument("--drop-during")
     s.add_argument("--verbose", action="store_true")
+    s.add_argument("--pace", action="store_true")
+    s.add_argument("--can")
+    s.add_argument("--mapping", choices=["gm", "im", "cam"])
+    s.add_argument("--dh", action="store_true")
+    s.add_argument("--no-bac", action="store_true")
+    s.add_argument("--ca-key")
     s.add_argument("--ready-file")
     s.add_argument("--port", type=int, default=VPCD_PORT)
     r = sub.add_parser("reader")

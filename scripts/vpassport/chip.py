@@ -1,4 +1,4 @@
-"""The emulated eMRTD chip: file system, BAC and 3DES secure messaging.
+"""The emulated eMRTD chip: file system, BAC, PACE (pace.py) and secure messaging.
 
 Behaviour choices (status words a reader sees) are listed in README.md next to
 this file; the comments below say why each one was picked.
@@ -10,6 +10,7 @@ from . import bac
 from .apdu import ChipError, Command, parse_command, parse_tlvs, tlv, tlv_size
 from .dump import FILES, mrz_information
 from .libvsc import Iso7816OS, SmartcardOS
+from .sm import BacSession
 
 log = logging.getLogger("vpassport.chip")
 
@@ -27,26 +28,20 @@ def sw_bytes(sw):
     return sw.to_bytes(2, "big")
 
 
-class SmSession:
-    """Keys and send sequence counter of an established BAC session."""
-
-    def __init__(self, ks_enc, ks_mac, ssc):
-        self.ks_enc, self.ks_mac, self.ssc = ks_enc, ks_mac, ssc
-
-    def next_ssc(self):
-        self.ssc = (self.ssc + 1) % (1 << 64)
-        return self.ssc.to_bytes(8, "big")
+SmSession = BacSession                      # the name older code used
 
 
 class EmrtdOS(SmartcardOS):
     """ISO 7816-4 / ICAO 9303 chip OS serving the files of a dump folder."""
 
     def __init__(self, files, extended_length=True, drop_during=None,
-                 verbose=False):
+                 verbose=False, pace=None, bac_enabled=True):
         self.files = files                      # {logical name: bytes}
         self.extended_length = extended_length
         self.drop_during = drop_during          # logical name or None
         self.verbose = verbose
+        self.pace = pace                        # pace.PaceChip or None (no PACE)
+        self.bac_enabled = bac_enabled
         self.random = os.urandom                # replaced by the self-test
         self.mrz_info = mrz_information(files["DG1"])
         self.k_enc, self.k_mac = bac.bac_keys_from_seed(bac.k_seed(self.mrz_info))
@@ -78,6 +73,8 @@ class EmrtdOS(SmartcardOS):
         self.current_ef = None                  # logical name
         self.challenge = None
         self.session = None
+        if self.pace is not None:
+            self.pace.reset()                   # a PACE run in progress is lost
 
     def execute(self, msg):
         try:
@@ -114,6 +111,11 @@ class EmrtdOS(SmartcardOS):
             # (a Java Card re-selects the applet); it ends the session.
             self._end_session("plain SELECT of the eMRTD application")
             return self._execute_plain(cmd)
+        if self.pace is not None and cmd.cla == 0 and cmd.ins == 0x22 \
+                and (cmd.p1, cmd.p2) == (0xC1, 0xA4):
+            # Likewise a plain MSE:Set AT starts PACE afresh.
+            self._end_session("plain MSE:Set AT")
+            return self._execute_plain(cmd)
         log.info("plain or unsupported-CLA command during SM: %r", cmd)
         self._end_session("unprotected command")
         return sw_bytes(0x6988)
@@ -121,7 +123,9 @@ class EmrtdOS(SmartcardOS):
     def _execute_plain(self, cmd):
         if cmd.cla & 0x0C:
             sw = 0x6988                         # SM without a session
-        elif cmd.cla != 0x00:
+        elif cmd.cla == 0x10 and self.pace is not None and cmd.ins != 0x86:
+            sw = 0x6884                         # chaining only for GENERAL AUTHENTICATE
+        elif cmd.cla != 0x00 and not (cmd.cla == 0x10 and self.pace is not None):
             sw = 0x6E00                         # class not supported
         else:
             try:
@@ -141,6 +145,10 @@ class EmrtdOS(SmartcardOS):
         handler = {0xA4: self._select, 0xB0: self._read_binary,
                    0xB1: self._read_binary_odd, 0x84: self._get_challenge,
                    0x82: self._mutual_authenticate}.get(cmd.ins)
+        if self.pace is not None and cmd.ins in (0x22, 0x86):
+            if self.session is not None:
+                raise ChipError(0x6985, "PACE under secure messaging")
+            handler = {0x22: self.pace.mse_set_at, 0x86: self._general_authenticate}[cmd.ins]
         if handler is None:
             raise ChipError(0x6D00, "instruction not supported")
         return handler(cmd)
@@ -166,7 +174,7 @@ class EmrtdOS(SmartcardOS):
         # Data that does not fit is refused with 6700 (inside DO'99') instead
         # of being silently cut, so a reader asking too much notices it.
         limit = VPCD_MAX_RESPONSE_DATA if cmd.extended else 256
-        if self._wrapped_size(len(data), odd) > limit:
+        if self._wrapped_size(len(data), odd, s.block) > limit:
             log.info("%s: %d bytes do not fit a %s response -> 6700",
                      self._describe(inner), len(data),
                      "extended" if cmd.extended else "short")
@@ -177,7 +185,7 @@ class EmrtdOS(SmartcardOS):
     def _unwrap(self, cmd):
         """Check and decrypt a protected command (9303-11 section 9.8.4)."""
         s = self.session
-        ssc = s.next_ssc()
+        s.next_ssc()
         try:
             dos = parse_tlvs(cmd.data)
         except ValueError as e:
@@ -193,9 +201,8 @@ class EmrtdOS(SmartcardOS):
                             " ".join("%02X" % t for t in tags))
         values = {t: v for t, v, _ in dos}
         covered = b"".join(r for t, _, r in dos if t != 0x8E)
-        header = bac.pad(bytes([cmd.cla, cmd.ins, cmd.p1, cmd.p2]))
-        if len(values[0x8E]) != 8 or \
-                bac.retail_mac(s.ks_mac, ssc + header + covered) != values[0x8E]:
+        header = s.pad(bytes([cmd.cla, cmd.ins, cmd.p1, cmd.p2]))
+        if len(values[0x8E]) != 8 or s.mac(header + covered) != values[0x8E]:
             raise ChipError(0x6988, "wrong MAC")
         data = b""
         for tag in (0x85, 0x87):
@@ -205,10 +212,10 @@ class EmrtdOS(SmartcardOS):
                     if crypt[:1] != b"\x01":
                         raise ChipError(0x6988, "DO'87' padding indicator")
                     crypt = crypt[1:]
-                if not crypt or len(crypt) % 8:
+                if not crypt or len(crypt) % s.block:
                     raise ChipError(0x6988, "cryptogram length")
                 try:
-                    data = bac.unpad(bac.dec(s.ks_enc, crypt))
+                    data = s.decrypt(crypt)
                 except ValueError:
                     raise ChipError(0x6988, "padding of the plain data")
         ne = None
@@ -220,10 +227,10 @@ class EmrtdOS(SmartcardOS):
         return Command(0x00, cmd.ins, cmd.p1, cmd.p2, data, ne, cmd.extended)
 
     @staticmethod
-    def _wrapped_size(n, odd):
+    def _wrapped_size(n, odd, block=8):
         size = 4 + 10                           # DO'99' + DO'8E'
         if n:
-            size += tlv_size(0x85, (n // 8 + 1) * 8 + (0 if odd else 1))
+            size += tlv_size(0x85, (n // block + 1) * block + (0 if odd else 1))
         return size
 
     @staticmethod
@@ -232,13 +239,13 @@ class EmrtdOS(SmartcardOS):
 
         The outer SW repeats the SW of DO'99' (9000, 6282, 6A82, ...).
         """
+        s.next_ssc()                            # encryption IV (AES) and MAC use it
         body = b""
         if data:
-            crypt = bac.enc(s.ks_enc, bac.pad(data))
+            crypt = s.encrypt(data)
             body = tlv(0x85, crypt) if odd else tlv(0x87, b"\x01" + crypt)
         body += tlv(0x99, sw_bytes(sw))
-        mac = bac.retail_mac(s.ks_mac, s.next_ssc() + body)
-        return body + tlv(0x8E, mac) + sw_bytes(sw)
+        return body + tlv(0x8E, s.mac(body)) + sw_bytes(sw)
 
     def _end_session(self, why):
         if self.session is not None:
@@ -261,10 +268,14 @@ class EmrtdOS(SmartcardOS):
             # contents leaks before authentication.
             raise ChipError(0x6982, "LDS file needs BAC")
         for name, (f, s, in_mf) in FILES.items():
-            if in_mf == self.app_selected or name == "CardSecurity":
-                continue                        # other DF, or not served
+            if in_mf == self.app_selected:
+                continue                        # other DF
+            if name == "CardSecurity" and self.pace is None:
+                continue                        # only served by a PACE chip
             if (fid is not None and f == fid) or (sfi is not None and s == sfi):
                 if name in self.files:
+                    if name == "CardSecurity" and getattr(self.session, "kind", "") != "PACE":
+                        raise ChipError(0x6982, "EF.CardSecurity needs PACE")
                     return name
         raise ChipError(0x6A82, "file not found")
 
@@ -361,6 +372,8 @@ class EmrtdOS(SmartcardOS):
             raise ChipError(0x6A86, "P1-P2")
         if len(cmd.data) != 40 or cmd.ne is None or cmd.ne < 40:
             raise ChipError(0x6700, "MUTUAL AUTHENTICATE needs Lc 28 and Le 28")
+        if not self.bac_enabled:
+            raise ChipError(0x6985, "BAC is disabled (--no-bac)")
         if self.session is not None or not self.app_selected or self.challenge is None:
             raise ChipError(0x6985, "no application selected or no challenge")
         rnd_icc, self.challenge = self.challenge, None   # one attempt per challenge
@@ -377,7 +390,7 @@ class EmrtdOS(SmartcardOS):
         """Build E_ICC || M_ICC and open the SM session."""
         e_icc = bac.enc(self.k_enc, rnd_icc + rnd_ifd + k_icc)
         ks_enc, ks_mac = bac.session_keys(k_ifd, k_icc)
-        self.session = SmSession(ks_enc, ks_mac, bac.initial_ssc(rnd_icc, rnd_ifd))
+        self.session = BacSession(ks_enc, ks_mac, bac.initial_ssc(rnd_icc, rnd_ifd))
         self.current_ef = None
         log.info("BAC completed, secure messaging on")
         if self.verbose:
@@ -385,11 +398,20 @@ class EmrtdOS(SmartcardOS):
                      self.session.ssc)
         return e_icc + bac.retail_mac(self.k_mac, e_icc)
 
+    # --- PACE --------------------------------------------------------------------
+    def _general_authenticate(self, cmd):
+        sw, data, session = self.pace.general_authenticate(cmd)
+        if session is not None:
+            self.session, self.current_ef = session, None
+        return sw, data
+
     # --- logging -------------------------------------------------------------------
     def _describe(self, cmd):
         names = {0xA4: "SELECT", 0xB0: "READ BINARY", 0xB1: "READ BINARY odd",
-                 0x84: "GET CHALLENGE", 0x82: "MUTUAL AUTHENTICATE"}
-        text = "%s %02X%02X" % (names.get(cmd.ins, "INS %02X" % cmd.ins), cmd.p1, cmd.p2)
+                 0x84: "GET CHALLENGE", 0x82: "MUTUAL AUTHENTICATE",
+                 0x22: "MSE", 0x86: "GENERAL AUTHENTICATE"}
+        text = "%s%s %02X%02X" % ("(chained) " if cmd.cla == 0x10 else "",
+                                  names.get(cmd.ins, "INS %02X" % cmd.ins), cmd.p1, cmd.p2)
         if cmd.ins == 0xA4 and len(cmd.data) <= 16:
             text += " " + cmd.data.hex().upper()   # FIDs/AIDs are not secret
         text += " Ne=%s%s" % (cmd.ne, " ext" if cmd.extended else "")

@@ -27,7 +27,8 @@ from vpassport.dump import FILES, load_dump  # noqa: E402
 AID = bytes.fromhex("A0000002471001")
 LAUNCHER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "virtual-passport")
-MAX_SHORT_SM_READ = 231   # largest plaintext whose DO'87' response fits 256 bytes
+MAX_SHORT_SM_READ = 231      # largest plaintext whose DO'87' response fits 256 bytes (3DES)
+MAX_SHORT_SM_READ_AES = 223  # the same with AES (16-byte blocks)
 
 
 class CardGone(Exception):
@@ -87,8 +88,63 @@ class PcscTransport:
 class Reader:
     def __init__(self, transport):
         self.t = transport
-        self.keys = None      # (KS_enc, KS_mac) after BAC
+        self.keys = None      # (KS_enc, KS_mac) after BAC or PACE
         self.ssc = 0
+        self.cipher = "3DES"  # of the secure messaging: "3DES" (BAC) or "AES" (PACE)
+
+    @property
+    def block(self):
+        return 16 if self.cipher == "AES" else 8
+
+    @property
+    def max_short_read(self):
+        """Largest plaintext whose DO'87' response fits a short APDU (256 bytes)."""
+        return MAX_SHORT_SM_READ if self.cipher == "3DES" else MAX_SHORT_SM_READ_AES
+
+    def pace(self, profile, ref, password, **kw):
+        """PACE through OpenPACE (pace_terminal.py); AES/3DES SM from then on.
+        Returns the terminal's result dict; raises PaceFailed."""
+        from vpassport.pace_terminal import PaceTerminal
+        result = PaceTerminal(self.t.transmit).run(profile, ref, password, **kw)
+        self.keys = (result["ks_enc"], result["ks_mac"])
+        self.cipher, self.ssc = result["cipher"], 0
+        return result
+
+    # secure messaging primitives, written for the reader side (pycryptodome)
+    def _pad(self, data):
+        data = data + b"\x80"
+        return data + bytes(-len(data) % self.block)
+
+    def _ssc_bytes(self):
+        return self.ssc.to_bytes(self.block, "big")
+
+    def _encrypt(self, data):
+        if self.cipher == "3DES":
+            return bac.enc(self.keys[0], self._pad(data))
+        from Cryptodome.Cipher import AES
+        iv = AES.new(self.keys[0], AES.MODE_ECB).encrypt(self._ssc_bytes())
+        return AES.new(self.keys[0], AES.MODE_CBC, iv=iv).encrypt(self._pad(data))
+
+    def _decrypt(self, data):
+        if self.cipher == "3DES":
+            return bac.unpad(bac.dec(self.keys[0], data))
+        from Cryptodome.Cipher import AES
+        iv = AES.new(self.keys[0], AES.MODE_ECB).encrypt(self._ssc_bytes())
+        plain = AES.new(self.keys[0], AES.MODE_CBC, iv=iv).decrypt(data)
+        stripped = plain.rstrip(b"\x00")
+        if not stripped.endswith(b"\x80") or len(plain) - len(stripped) >= 16:
+            raise ValueError("bad padding in an AES response")
+        return stripped[:-1]
+
+    def _mac(self, data):
+        """MAC over SSC || data (padded)."""
+        if self.cipher == "3DES":
+            return bac.retail_mac(self.keys[1], self._ssc_bytes() + data)
+        from Cryptodome.Hash import CMAC
+        from Cryptodome.Cipher import AES
+        c = CMAC.new(self.keys[1], ciphermod=AES)
+        c.update(self._ssc_bytes() + self._pad(data))
+        return c.digest()[:8]
 
     def plain(self, ins, p1, p2, data=b"", ne=None, extended=False, cla=0):
         resp = self.t.transmit(encode(cla, ins, p1, p2, data, ne, extended))
@@ -112,22 +168,22 @@ class Reader:
             raise AssertionError("chip did not echo the nonces")
         self.keys = bac.session_keys(k_ifd, r[16:])
         self.ssc = bac.initial_ssc(rnd_icc, rnd_ifd)
+        self.cipher = "3DES"
         return sw
 
     def _next_ssc(self):
-        self.ssc += 1
-        return self.ssc.to_bytes(8, "big")
+        self.ssc = (self.ssc + 1) % (1 << (8 * self.block))
 
     def protect(self, ins, p1, p2, data=b"", ne=None, extended=False, tamper=False):
-        ks_enc, ks_mac = self.keys
+        self._next_ssc()
         dos = b""
         if data:
-            crypt = bac.enc(ks_enc, bac.pad(data))
+            crypt = self._encrypt(data)
             dos += tlv(0x85, crypt) if ins & 1 else tlv(0x87, b"\x01" + crypt)
         if ne is not None:
             dos += tlv(0x97, (ne % (65536 if extended else 256)).to_bytes(
                 2 if extended else 1, "big"))
-        mac = bac.retail_mac(ks_mac, self._next_ssc() + bac.pad(bytes([0x0C, ins, p1, p2])) + dos)
+        mac = self._mac(self._pad(bytes([0x0C, ins, p1, p2])) + dos)
         if tamper:
             mac = bytes([mac[0] ^ 1]) + mac[1:]
         return encode(0x0C, ins, p1, p2, dos + tlv(0x8E, mac),
@@ -138,7 +194,7 @@ class Reader:
         without SM objects means the chip aborted SM: returned as is."""
         resp = self.t.transmit(self.protect(ins, p1, p2, data, ne, extended, tamper))
         body, sw = resp[:-2], int.from_bytes(resp[-2:], "big")
-        ssc = self._next_ssc()
+        self._next_ssc()
         if not body:
             self.keys = None
             return None, sw
@@ -146,15 +202,15 @@ class Reader:
         tags = [t for t, _, _ in dos]
         assert tags[-1] == 0x8E and 0x99 in tags, "response DOs %s" % tags
         covered = b"".join(raw for t, _, raw in dos if t != 0x8E)
-        assert bac.retail_mac(self.keys[1], ssc + covered) == dos[-1][1], "response MAC"
+        assert self._mac(covered) == dos[-1][1], "response MAC"
         values = {t: v for t, v, _ in dos}
         assert int.from_bytes(values[0x99], "big") == sw, "DO'99' differs from SW"
         data = b""
         if 0x87 in values:
             assert values[0x87][0] == 1
-            data = bac.unpad(bac.dec(self.keys[0], values[0x87][1:]))
+            data = self._decrypt(values[0x87][1:])
         elif 0x85 in values:
-            data = bac.unpad(bac.dec(self.keys[0], values[0x85]))
+            data = self._decrypt(values[0x85])
         return data, sw
 
     def select_ef(self, fid):
@@ -163,7 +219,7 @@ class Reader:
 
     def read_short(self, fid, sfi):
         """Select by reading the first chunk with the SFI, then B0 (or B1
-        beyond 32767) in chunks of MAX_SHORT_SM_READ."""
+        beyond 32767) in chunks of max_short_read."""
         out, sw = self.sm(0xB0, 0x80 | sfi, 0, ne=4)
         if sw != 0x9000:
             raise SwError(sw, "READ BINARY SFI %02X" % sfi)
@@ -171,10 +227,10 @@ class Reader:
         while len(out) < total:
             off = len(out)
             if off <= 0x7FFF:
-                n = min(MAX_SHORT_SM_READ, total - off)
+                n = min(self.max_short_read, total - off)
                 chunk, sw = self.sm(0xB0, off >> 8, off & 0xFF, ne=n)
             else:   # Le counts the DO'53' header too
-                n = min(MAX_SHORT_SM_READ - 3, total - off)
+                n = min(self.max_short_read - 3, total - off)
                 chunk, sw = self.sm(0xB1, 0, 0, tlv(0x54, off.to_bytes(3, "big")),
                                     ne=tlv_size(0x53, n))
                 chunk = parse_tlvs(chunk)[0][1] if chunk else b""

@@ -1,0 +1,43 @@
+import Foundation
+
+/// A compact JWS (RFC 7515) signed with ES256.
+public struct CompactJWS {
+    public let header: [String: Any]
+    public let payload: [String: Any]
+    /// The encoded header and payload joined by '.', the bytes the signature covers.
+    public let signingInput: String
+    public let signature: [UInt8]
+    public let compact: String
+
+    /// Signs `payload` with `key`; `header` gets `alg: ES256` added.
+    public static func sign(header: [String: Any], payload: [String: Any], key: P256PrivateKey) throws -> String {
+        var protected = header
+        protected["alg"] = "ES256"
+        let input = Base64URL.encode(Array(try CanonicalJSON.data(protected))) + "." + Base64URL.encode(Array(try CanonicalJSON.data(payload)))
+        return input + "." + Base64URL.encode(try key.sign(Array(input.utf8)))
+    }
+
+    /// Parses without verifying; see `verify(with:)`.
+    public init(_ compact: String) throws {
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]) else {
+            throw CredentialError.malformed("not a compact JWS (three base64url parts)")
+        }
+        header = try CanonicalJSON.object(headerBytes)
+        payload = try CanonicalJSON.object(payloadBytes)
+        signingInput = "\(parts[0]).\(parts[1])"
+        self.signature = signature
+        self.compact = compact
+    }
+
+    /// Checks `alg` is ES256 and the signature holds under `key`.
+    public func verify(with key: P256PublicKey, what: String) throws {
+        guard header["alg"] as? String == "ES256" else {
+            throw CredentialError.rejected("\(what) uses alg \(header["alg"] ?? "none"), only ES256 is accepted")
+        }
+        guard key.verify(signature: signature, message: Array(signingInput.utf8)) else {
+            throw CredentialError.invalidSignature(what)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Credentials
+import DocumentSecurity
+import Foundation
+import LDS
+import PassportKit
+
+extension CredentialFormat: ExpressibleByArgument {}
+extension CredentialIssuer.ProverChoice: ExpressibleByArgument {}
+
+struct IssueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "issue",
+        abstract: "Issue a self-signed credential with derived claims (age_over_18, is_human) from a verified dump.",
+        discussion: """
+        The dump must pass passive authentication (same trust flags as `passport verify`). The credential
+        carries no MRZ data: only age_over_18, is_human, nationality (with --nationality), the trust level
+        and how the passport was checked. It is signed by your holder key (did:key, P-256) from the key
+        store in \(KeyStore.defaultFolder.path).
+        """)
+
+    @Argument(help: "The dump folder.") var dump: String
+    @OptionGroup var trustOptions: TrustOptions
+    @Option(help: "sd-jwt (SD-JWT VC, default) or jwt (VC-JWT).") var format: CredentialFormat = .sdJWT
+    @Option(help: "auto, mopro or none: make a zero-knowledge proof when a prover is available.") var prover: CredentialIssuer.ProverChoice = .auto
+    @Flag(help: "Also include the holder's nationality.") var nationality = false
+    @Option(help: "Write the credential to this file (mode 0600) instead of stdout.") var out: String?
+    @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func run() throws {
+        do {
+            let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
+            let trust = try trustOptions.sources.load()
+            let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, keyStore: KeyStore(), format: format,
+                                                     includeNationality: nationality, prover: prover)
+            if let out {
+                let url = URL(fileURLWithPath: out)
+                FileManager.default.createFile(atPath: url.path, contents: Data(outcome.credential.utf8),
+                                               attributes: [.posixPermissions: 0o600])
+            }
+            if let reason = outcome.proverFallbackReason { printError("note: \(reason)") }
+            if json {
+                var claims: [String: Any] = [:]
+                for (name, value) in outcome.claims.claims { claims[name] = value }
+                printJSON(["ok": true, "format": outcome.format.rawValue, "holder": outcome.holderDID,
+                           "verification_method": outcome.claims.verificationMethod,
+                           "trust_level": outcome.claims.trustLevel, "claims": claims,
+                           "prover": ["proof": false, "reason": outcome.proverFallbackReason ?? NSNull()] as [String: Any],
+                           "credential": out == nil ? outcome.credential : NSNull(), "out": out ?? NSNull()])
+            } else if out == nil {
+                print(outcome.credential)
+            } else {
+                print("Credential (\(outcome.format.rawValue), \(outcome.claims.verificationMethod), \(outcome.claims.trustLevel) \(outcome.claims.trustLevelName)) written to \(out!)")
+            }
+        } catch let error as CredentialIssuer.IssueError {
+            printError("error: \(error)")
+            if json { printJSON(["ok": false, "error": ["code": "not_verified", "message": error.description]]) }
+            throw Exit.invalidDocument
+        } catch {
+            throw fail(error, json: json)
+        }
+    }
+}
+
+/// Reads a token or credential given inline, as a file path, or "-" for stdin.
+func readTokenArgument(_ value: String) throws -> String {
+    if value == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+    if FileManager.default.fileExists(atPath: value) { return try String(contentsOfFile: value, encoding: .utf8) }
+    return value
+}
+
+struct PresentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "present",
+        abstract: "Present a credential to one verifier, under that verifier's own (pairwise) DID.")
+
+    @Argument(help: "The credential (a file written by `passport issue --out`, the token itself, or - for stdin).") var credential: String
+    @Option(help: "The verifier's origin, e.g. https://shop.example.") var aud: String
+    @Option(help: "The verifier's nonce.") var nonce: String
+    @Option(help: "Claims to disclose, comma-separated.") var disclose = "age_over_18,is_human,trust_level,verification_method"
+    @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func run() throws {
+        do {
+            let store = KeyStore()
+            let holder = try store.holderKey()
+            let (claims, format) = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
+            let pairwise = try store.pairwiseKey(for: aud)
+            let chosen = Set(disclose.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            let token = try PassportCredential.present(claims, format: format, disclose: chosen, audience: aud, nonce: nonce, key: pairwise)
+            if json {
+                printJSON(["ok": true, "token": token, "format": format.rawValue, "did": DIDKey.did(for: pairwise.publicKey),
+                           "disclosed": chosen.sorted()])
+            } else {
+                print(token)
+            }
+        } catch {
+            throw fail(error, json: json)
+        }
+    }
+}
+
+struct VerifyPresentationCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify-vp",
+        abstract: "Verify a presentation: signatures, audience, nonce, freshness, sd_hash and disclosures.")
+
+    @Argument(help: "The presentation token (or a file holding it, or - for stdin).") var token: String
+    @Option(help: "The audience (your origin) the presentation must be for.") var aud: String
+    @Option(help: "The nonce you issued.") var nonce: String
+    @Option(help: "Maximum age of the presentation in seconds.") var maxAge: Double = 300
+    @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func run() throws {
+        do {
+            var verifier = PresentationVerifier(audience: aud, nonce: nonce)
+            verifier.maxAge = maxAge
+            let result = try verifier.verify(try readTokenArgument(token))
+            if json {
+                printJSON(["ok": true, "format": result.format.rawValue, "issuer": result.issuer, "claims": result.claims,
+                           "expires": result.expiry.map(isoTime) ?? NSNull()])
+            } else {
+                print("Presentation valid (\(result.format.rawValue)) from \(result.issuer)")
+                for (name, value) in result.claims.sorted(by: { $0.key < $1.key }) {
+                    let text = (try? CanonicalJSON.string(value)) ?? "\(value)"
+                    print("  \(name): \(text)")
+                }
+            }
+        } catch let error as CredentialError {
+            printError("error: \(error)")
+            if json { printJSON(["ok": false, "error": ["code": "invalid_presentation", "message": error.description]]) }
+            throw Exit.invalidDocument
+        } catch {
+            throw fail(error, json: json)
+        }
+    }
+}
