@@ -18,22 +18,27 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
+        .systemLibrary(name: "CLeptonica", path: "Sources/CLeptonica", pkgConfig: "lept",
+                       providers: [.apt(["libleptonica-dev"])]),
+
         .target(name: "MRZ"),
         .target(name: "LDS", dependencies: ["MRZ"]),
         .target(name: "CardIO", dependencies: ["CPCSCLite"]),
         .target(name: "DocumentSecurity", dependencies: ["LDS", "CardIO", "MRZ", "COpenSSL"]),
         .target(name: "Credentials", dependencies: ["COpenSSL"]),
-        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials"]),
+        .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
+        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "ImageCodecs"]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportKit", "Credentials",
+            "PassportKit", "Credentials", "ImageCodecs",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["COpenSSL"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
         .testTarget(name: "DocumentSecurityTests", dependencies: ["DocumentSecurity", "CardIO", "LDS", "TestSupport"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "TestSupport"]),
     ]

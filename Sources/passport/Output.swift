@@ -2,6 +2,7 @@ import ArgumentParser
 import CardIO
 import Credentials
 import DocumentSecurity
+import ImageCodecs
 import Foundation
 import LDS
 import MRZ
@@ -48,6 +49,7 @@ func classify(_ error: Error) -> (exit: ExitCode, code: String) {
     case is MRZError: return (Exit.environment, "invalid_access_key")
     case is SecurityError, is ReadError, is TLVError: return (Exit.invalidDocument, "chip_error")
     case is DumpError: return (Exit.environment, "dump_error")
+    case is ImageConverter.Error, is PhotoCommand.PhotoError: return (Exit.invalidDocument, "image_error")
     case is PassiveAuthenticationError: return (Exit.environment, "trust_store_error")
     case let e as CredentialError:
         if case .keyStore = e { return (Exit.environment, "key_store_error") }

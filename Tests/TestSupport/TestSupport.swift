@@ -36,3 +36,15 @@ public func hex(_ string: String) -> [UInt8] {
 public func hex(_ bytes: some Sequence<UInt8>) -> String {
     bytes.map { String(format: "%02X", $0) }.joined()
 }
+
+import COpenSSL
+
+/// SHA-256 for tests that compare with published digests.
+public enum SHA256Test {
+    public static func digest(_ data: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        precondition(EVP_Digest(data, data.count, &out, &length, EVP_sha256(), nil) == 1)
+        return out
+    }
+}

@@ -402,7 +402,9 @@ class EmrtdOS(SmartcardOS):
     def _general_authenticate(self, cmd):
         sw, data, session = self.pace.general_authenticate(cmd)
         if session is not None:
-            self.session, self.current_ef = session, None
+            # PACE belongs to the MF: afterwards the MF is current (EF.CardSecurity
+            # readable), and the reader selects the eMRTD application under SM.
+            self.session, self.current_ef, self.app_selected = session, None, False
         return sw, data
 
     # --- logging -------------------------------------------------------------------

@@ -7,6 +7,17 @@
 2. MRZ information from synthetic TD1 / TD2 / TD3 DG1s, long TD1 numbers too.
 3. An in-process session of the smoke client's reader against a synthetic
    dump, including a 40000-byte DG2 (odd READ BINARY beyond offset 32767).
+4. PACE (needs OpenPACE, Debian libeac3; skipped with a message without it):
+   - G.1 (GM, ECDH brainpoolP256r1, from the JSON file above): K_pi, and every
+     APDU of the example byte for byte, the chip run with the example's nonce
+     and the chip private keys of 9303-11 Appendix G.1, the terminal
+     (OpenPACE too) with the example's terminal keys;
+   - 9303-11 Appendix G.2 (GM DH), H.1 (IM ECDH), H.2 (IM DH) and I.1 (CAM):
+     session keys, tokens, the IM mapping and the encrypted chip
+     authentication data, the example values written below;
+   - the AES secure messaging example (JSON file) on both sides;
+   - in-process PACE sessions with random values for every profile, MRZ and
+     CAN, file reads under AES SM, and the PACE status words.
 """
 import json
 import os
@@ -152,9 +163,292 @@ def round_trip():
             check(sw == 0x6700 and r.keys is None, "extended APDU refused, session ended")
 
 
+# --- PACE ------------------------------------------------------------------------------------
+def H(text):
+    return bytes.fromhex(text.replace(" ", ""))
+
+
+# Chip private keys of 9303-11 Appendix G.1 (the JSON file has the terminal's only);
+# that they are right shows in the APDUs matching byte for byte.
+G1_CHIP = {"mapping_key": 0x498FF49756F2DC1587840041839A85982BE7761D14715FB091EFA7BCE9058560,
+           "ephemeral_key": 0x107CF58696EF6155053340FD633392BA81909DF7B9706F226F32086C7AFF974A}
+
+# 9303-11 Appendix G.2: generic mapping, DH (1024-bit MODP, 160-bit subgroup), AES-128,
+# the password of G.1
+G2 = dict(s="FA5B7E3E 49753A0D B9178B7B 9BD898C8", z="854D8DF5 827FA685 2D1A4FA7 01CDDDCA",
+          terminal_mapping=0x5265030F751F4AD18B08AC565FC7AC952E41618D,
+          chip_mapping=0x66DDAFEAC1609CB5B963BB0CB3FF8B3E047F336C,
+          terminal_ephemeral=0x89CCD99B0E8D3B1F11E1296DCA68EC53411CF2CA,
+          chip_ephemeral=0xA5B780126B7C980E9FCEA1D4539DA1D27C342DFA,
+          ks_enc="2F7F46AD CC9E7E52 1B45D192 FAFA9126", ks_mac="805A1D27 D45A5116 F73C5446 9462B7D8",
+          t_ifd="B46DD9BD 4D98381F", t_ic="917F37B5 C0E6D8D1")
+
+# Appendix H.1: integrated mapping, ECDH brainpoolP256r1, AES-128
+H1 = dict(s="2923BE84 E16CD6AE 529049F1 F1BBE9EB", t="5DD4CBFC 96F5453B 130D890A 1CDBAE32",
+          r="E4447E2D FB3586BA C05DDB00 156B57FB B2179A39 49294C97 25418980 0C517BAA"
+            "8DA0FF39 7ED8C445 D3E421E4 FEB57322",
+          gx=0x8E82D31559ED0FDE92A4D0498ADD3C23BABA94FB77691E31E90AEA77FB17D427,
+          gy=0x4C1AE14BD0C3DBAC0C871B7F3608169364437CA30AC243A089D3F266C1E60FAD,
+          chip_ephemeral=G1_CHIP["ephemeral_key"],
+          terminal_ephemeral=0xA73FB703AC1436A18E0CFA5ABB3F7BEC7A070E7A6788486BEE230C4A22762595,
+          ks_enc="0D3FEB33 251A6370 893D62AE 8DAAF51B", ks_mac="B01E89E3 D9E8719E 586B50B4 A7506E0B",
+          t_ic="75D4D96E 8D5B0308", t_ifd="450F02B8 6F6A0909")
+
+# Appendix H.2: integrated mapping, DH 1024/160, AES-128
+H2 = dict(s="FA5B7E3E 49753A0D B9178B7B 9BD898C8", t="B3A6DB3C 870C3E99 245E0D1C 06B747DE",
+          g_head="1D7D767F11E333BC", g_tail="EC25D4E0BBAA16C2",
+          chip_ephemeral=int("020F018C 7284B047 FA7721A3 37EFB7AC B1440BB3 0C5252BD 41C97C30 C994BB78"
+                             "E9F0C5B3 2744D840 17D21FFA 6878396A 6469CA28 3EF5C000 DAF7D261 A39AB886"
+                             "0ED4610A B5343390 897AAB5A 7787E4FA EFA0649C 6A94FDF8 2D991E8E 3FC332F5"
+                             "142729E7 040A3F7D 5A4D3CD7 5CBEE1F0 43C1CAD2 DD484FEB 4ED22B59 7D36688E"
+                             .replace(" ", ""), 16),
+          terminal_ephemeral=int("4BD0E547 40F9A028 E6A515BF DAF96784 8C4F5F5F FF65AA09 15947FFD 1A0DF2FA"
+                                 "6981271B C905F355 1457B7E0 3AC3B806 6DE4AA40 6C1171FB 43DD939C 4BA16175"
+                                 "103BA3DE E16419AA 248118F9 0CC36A3D 6F4C3736 52E0C3CC E7F0F1D0 C5425B36"
+                                 "00F0F0D6 A67F004C 8BBA33F2 B4733C72 52445C1D FC4F1107 203F71D2 EFB28161"
+                                 .replace(" ", ""), 16),
+          ks_enc="01AFC10C F87BE36D 8179E873 70171F07", ks_mac="23F0FBD0 5FD6C7B8 B88F4C83 09669061",
+          t_ic="C2F04230 187E1525", t_ifd="55D61977 CBF5307E")
+
+# Appendix I.1: chip authentication mapping, ECDH brainpoolP256r1, AES-128, own MRZ
+I1 = dict(document="C11T002JM", birth="960812", expiry="231031",
+          k="894D03F1 48C6265E 89845B21 8856EA34 D00EF8E8", k_pi="4E6F6FBF 7BE748B9 32C7B741 61BBA9DF",
+          s="658B860B C94DF6F0 44FCE6D5 C82CF8E5", z="CB60E8E0 D85B76A9 BD304747 C2AD42E2",
+          terminal_mapping=0x5D8BB87BD74D985A4B7D4325B9F7B976FE835122773400798914AA22738135CC,
+          chip_mapping=0x9E56A6B59C95D06ECE5CD10F983BB2F4F1943528E577F23881D89D8C3BBEE0AA,
+          terminal_ephemeral=0x76ECFDAA9841C323A3F5FC5E88B88DB3EFF7E35EBF57A7E6946CB630006C2120,
+          chip_ephemeral=0xCD626EF3C256E235FE8912CAC28279E626008EDA6B3A05C4CF862A3BDAB79E78,
+          ks_enc="0A9DA4DB 03BDDE39 FC5202BC 44B2E89E", ks_mac="4B1C0649 1ED5140C A2B537D3 44C6C0B1",
+          final_response="7C3C 8608 8596CF05 5C67C1A3 8A30 1EEA964D AAE372AC 990E3EFD E6333353"
+                         "BFC89A67 04D93DA8 798CF77F 5B7A54BD 10CBA372 B42BE0B9 B5F28AA8 DE2F4F92 9000",
+          ca_ic=0x85DC3FA93D0952BFA82F5FD189EE75BD82F11D1F0B8ED4BF5319AC9B53C426B3,
+          pk_ic="04 18727094 94399E74 70A6431B E25E83EE E24FEA56 8C2ED28D B48E05DB 3A610DC8"
+                "84D256A4 0E35EFCB 59BF6753 D3A489D2 8C7A4D97 3C2DA138 A6E7A4A0 8F68E16F")
+
+
+def pace_chip(files, profile, can="123456", ca_key=None, fixed=None, **kw):
+    from . import pace
+    pc = pace.PaceChip([profile], mrz_information(files["DG1"]), can, ca_private_key=ca_key)
+    pc.test_values = fixed
+    return EmrtdOS(files, pace=pc, **kw)
+
+
+def example_run(label, profile, dg1_mrz, chip_fixed, terminal_fixed, expect, ca_key=None,
+                ca_public=None):
+    """Chip and OpenPACE terminal with the example's values; compare what the example fixes."""
+    from .pace_terminal import MRZ, PaceTerminal
+    files = {"DG1": dg1(dg1_mrz), "COM": b"\x60\x00"}
+    chip = pace_chip(files, profile, ca_key=ca_key, fixed=chip_fixed)
+    term = PaceTerminal(chip.execute)
+    result = term.run(profile, MRZ, mrz_information(files["DG1"]), ca_public_key=ca_public,
+                      fixed=terminal_fixed)
+    check(result["ks_enc"] == H(expect["ks_enc"]) and result["ks_mac"] == H(expect["ks_mac"]),
+          "%s KS_enc, KS_mac" % label)
+    if "t_ifd" in expect:
+        check(result["terminal_token"] == H(expect["t_ifd"]) and
+              result["chip_token"] == H(expect["t_ic"]), "%s T_IFD, T_IC" % label)
+    return chip, term, result
+
+
+def pace_vectors():
+    from . import immap, openpace, pace
+    from .pace_terminal import MRZ, PaceTerminal, password_secret
+    print("PACE worked examples (ICAO 9303-11 G.1 from the JSON file, G.2, H.1, H.2, I.1)")
+    gm_ec, gm_dh = pace.profile_from_options("gm"), pace.profile_from_options("gm", dh=True)
+    im_ec, im_dh = pace.profile_from_options("im"), pace.profile_from_options("im", dh=True)
+    cam = pace.profile_from_options("cam")
+
+    # IM mapping alone (immap.py)
+    params = openpace.Pace(openpace.nid(gm_ec.gm_oid), 13).static_params()
+    check(immap.pseudo_random(H(H1["s"]), H(H1["t"]), params.p) == H(H1["r"]), "H.1 R(s,t)")
+    check(immap.map_ecdh(H(H1["s"]), H(H1["t"]), params) == (H1["gx"], H1["gy"]),
+          "H.1 mapped generator")
+    dh_params = openpace.Pace(openpace.nid(gm_dh.gm_oid), 0).static_params()
+    g = immap.map_dh(H(H2["s"]), H(H2["t"]), dh_params).to_bytes(128, "big")
+    check(g[:8] == H(H2["g_head"]) and g[-8:] == H(H2["g_tail"]), "H.2 mapped generator")
+
+    if os.path.exists(VECTORS):
+        with open(VECTORS) as f:
+            v = json.load(f)["pace_G1_gm_ecdh_brainpoolP256r1_aes128"]
+        doc, dob, doe = v["document_number"], v["date_of_birth"], v["date_of_expiry"]
+        g1_mrz = td3(doc, dob, doe)
+        info = mrz_information(dg1(g1_mrz))
+        run = openpace.Pace(openpace.nid(gm_ec.gm_oid), 13)
+        run.set_password(password_secret(MRZ, info), openpace.PACE_RAW)
+        check(run.k_pi() == H(v["k_pi"]), "G.1 K_pi (OpenPACE kdf_pi)")
+        check(pace.card_access([gm_ec]) == H(v["card_access_security_infos"]),
+              "G.1 EF.CardAccess = the generated one")
+        fixed_chip = dict(G1_CHIP, nonce=H(v["decrypted_nonce_s"]))
+        fixed_term = {"mapping_key": int(v["terminal_mapping_private_key"], 16),
+                      "ephemeral_key": int(v["terminal_ephemeral_private_key"], 16)}
+        _, term, _ = example_run("G.1", gm_ec, g1_mrz, fixed_chip, fixed_term,
+                                 dict(ks_enc=v["ks_enc"], ks_mac=v["ks_mac"],
+                                      t_ifd=v["terminal_token"], t_ic=v["chip_token"]))
+        same = len(term.apdus) == len(v["apdus"]) and all(
+            c == H(ec) and r == H(er) for (c, r), (ec, er) in zip(term.apdus, v["apdus"]))
+        check(same, "G.1 all %d APDUs byte for byte" % len(v["apdus"]))
+        if not same:
+            for (c, r), (ec, er) in zip(term.apdus, v["apdus"]):
+                print("     got %s -> %s\n    want %s -> %s" % (c.hex().upper(), r.hex().upper(), ec, er))
+
+        _, term, _ = example_run(
+            "G.2", gm_dh, g1_mrz,
+            {"nonce": H(G2["s"]), "mapping_key": G2["chip_mapping"],
+             "ephemeral_key": G2["chip_ephemeral"]},
+            {"mapping_key": G2["terminal_mapping"], "ephemeral_key": G2["terminal_ephemeral"]}, G2)
+        check(term.apdus[1][1][4:20] == H(G2["z"]), "G.2 encrypted nonce")
+    else:
+        print("  skipped G.1/G.2: %s not found" % VECTORS)
+        g1_mrz = td3("T22000129", "640812", "101031")
+
+    # H.1 / H.2: the example's K_pi has no published password; any password gives the same s
+    example_run("H.1", im_ec, g1_mrz, {"nonce": H(H1["s"]), "ephemeral_key": H1["chip_ephemeral"]},
+                {"t": H(H1["t"]), "ephemeral_key": H1["terminal_ephemeral"]}, H1)
+    example_run("H.2", im_dh, g1_mrz, {"nonce": H(H2["s"]), "ephemeral_key": H2["chip_ephemeral"]},
+                {"t": H(H2["t"]), "ephemeral_key": H2["terminal_ephemeral"]}, H2)
+
+    # I.1: the chip's CA key is not published; SK_IC = SK_Map,IC * CA_IC^-1 mod n
+    n = params.order
+    sk_ic = I1["chip_mapping"] * pow(I1["ca_ic"], -1, n) % n
+    check(pace.ca_key_matches(cam, sk_ic, H(I1["pk_ic"])), "I.1 SK_IC * G = PK_IC")
+    i1_mrz = td3(I1["document"], I1["birth"], I1["expiry"])
+    check(password_secret(MRZ, mrz_information(dg1(i1_mrz))) == H(I1["k"]), "I.1 K = SHA-1(MRZ)")
+    _, term, result = example_run(
+        "I.1", cam, i1_mrz,
+        {"nonce": H(I1["s"]), "mapping_key": I1["chip_mapping"], "ephemeral_key": I1["chip_ephemeral"]},
+        {"mapping_key": I1["terminal_mapping"], "ephemeral_key": I1["terminal_ephemeral"]},
+        I1, ca_key=sk_ic, ca_public=H(I1["pk_ic"]))
+    check(term.apdus[1][1][4:20] == H(I1["z"]), "I.1 encrypted nonce")
+    check(term.apdus[-1][1] == H(I1["final_response"]), "I.1 final response (T_IC, A_IC)")
+    check(result.get("cam_verified") is True and
+          result["ca_ic"] == I1["ca_ic"].to_bytes(32, "big"), "I.1 terminal: CA_IC, PK_Map,IC = CA_IC * PK_IC")
+
+
+def aes_sm_example():
+    from . import openpace, pace
+    from .apdu import parse_command
+    from .sm import PaceSession
+    from .smoke_client import Reader
+    if not os.path.exists(VECTORS):
+        return
+    with open(VECTORS) as f:
+        v = json.load(f)["sm_aes_example"]
+    plain = parse_command(H(v["plain_command"]))
+    r = Reader(None)
+    r.keys, r.cipher, r.ssc = (H(v["ks_enc"]), H(v["ks_mac"])), "AES", int(v["ssc_before"], 16)
+    check(r.protect(plain.ins, plain.p1, plain.p2, plain.data) == H(v["protected_command"]),
+          "AES SM example: the reader's protected command")
+    run = openpace.Pace(openpace.nid(pace.profile_from_options().gm_oid), 13)
+    params = run.static_params()
+    run.install_generator((params.gx, params.gy))     # set_encryption_ctx copies the key too
+    run.set_session_keys(H(v["ks_enc"]), H(v["ks_mac"]))
+    run.start_secure_messaging()
+    run.set_ssc(int(v["ssc_before"], 16))
+    chip = EmrtdOS({"DG1": dg1(td3("X12345678", "900101", "350101"))})
+    chip.session = PaceSession(run)
+    chip.session.ssc = int(v["ssc_before"], 16)
+    got = chip._unwrap(parse_command(H(v["protected_command"])))
+    check((got.ins, got.p1, got.p2, got.data) == (plain.ins, plain.p1, plain.p2, plain.data),
+          "AES SM example: the chip (OpenPACE) unwraps it")
+
+
+def pace_round_trip():
+    from . import openpace, pace
+    from .pace_terminal import CAN, MRZ, PaceFailed, PaceTerminal
+    from .smoke_client import Reader
+    print("in-process PACE sessions against a synthetic dump")
+    rnd = os.urandom
+    files = {"DG1": dg1(td3("X12345678", "900101", "350101")),
+             "COM": tlv(0x60, tlv(0x5F01, b"0107") + tlv(0x5C, b"\x61\x75")),
+             "DG2": tlv(0x75, rnd(39990)), "SOD": tlv(0x77, rnd(1500)),
+             "CardSecurity": tlv(0x30, rnd(700))}
+    info = cd("X12345678") + cd("900101") + cd("350101")
+    n = openpace.Pace(openpace.nid(pace.profile_from_options().gm_oid), 13).static_params().order
+    ca_key = int.from_bytes(rnd(32), "big") % (n - 1) + 1
+    for mapping, dh in (("gm", False), ("gm", True), ("im", False), ("im", True), ("cam", False)):
+        profile = pace.profile_from_options(mapping, dh)
+        for ref, password in ((MRZ, info), (CAN, "123456")):
+            label = "%s %s" % (profile.name, "MRZ" if ref == MRZ else "CAN")
+            chip = pace_chip(dict(files), profile, ca_key=ca_key)
+            chip.files["CardAccess"] = pace.card_access([profile])
+            r = Reader(Direct(chip))
+            try:
+                result = r.pace(profile, ref, password, send_parameter_id=(ref == CAN))
+            except PaceFailed as e:
+                check(False, "%s: %s" % (label, e))
+                continue
+            ok = r.read_short(0x011D, 0x1D) == files["CardSecurity"]
+            _, sw = r.sm(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+            ok = ok and sw == 0x9000 and r.read_short(0x0102, 2) == files["DG2"]
+            ok = ok and r.read_extended(0x011D) == files["SOD"]
+            data, sw = r.read_odd(0x0102, 33000, 65536)
+            ok = ok and sw == 0x6282 and data == files["DG2"][33000:]
+            data, sw = r.sm(0xB0, 0, 0, ne=223)
+            ok = ok and sw == 0x9000 and len(data) == 223
+            data, sw = r.sm(0xB0, 0, 0, ne=224)
+            ok = ok and sw == 0x6700 and r.keys is not None
+            if mapping == "cam":
+                ok = ok and result.get("ca_ic") is not None
+            check(ok, "%s: PACE, CardSecurity, SELECT, reads under AES SM" % label)
+
+    # status words
+    profile = pace.profile_from_options()
+    chip = pace_chip(dict(files), profile, can="123456", bac_enabled=False)
+    t = PaceTerminal(chip.execute)
+    r = Reader(Direct(chip))
+    sws = []
+    for _ in range(3):
+        try:
+            t.run(profile, CAN, "654321")
+        except PaceFailed as e:
+            sws.append(e.sw)
+    try:
+        t.run(profile, CAN, "123456")
+    except PaceFailed as e:
+        sws.append(e.sw)
+    check(sws == [0x63C2, 0x63C1, 0x63C0, 0x6983], "wrong CAN: 63C2 63C1 63C0, then 6983 (%s)" %
+          " ".join("%04X" % s for s in sws))
+    try:
+        t.run(profile, MRZ, info)
+        check(True, "MRZ still works after the CAN is blocked")
+    except PaceFailed as e:
+        check(False, "MRZ after the CAN is blocked: %s" % e)
+
+    def sw_of(apdu):
+        return chip.execute(apdu)[-2:].hex().upper()
+    chip.reset()
+    oid = pace.oid_bytes(profile.oid)
+    mse = lambda extra: bytes([0, 0x22, 0xC1, 0xA4, len(extra)]) + extra
+    check(sw_of(bytes.fromhex("1086000002 7C00 00".replace(" ", ""))) == "6985",
+          "GENERAL AUTHENTICATE without MSE:Set AT -> 6985")
+    check(sw_of(mse(tlv(0x80, pace.oid_bytes(pace.profile_from_options("im").oid)) +
+                    tlv(0x83, b"\x01"))) == "6A80", "MSE:Set AT with a protocol not offered -> 6A80")
+    check(sw_of(mse(tlv(0x80, oid) + tlv(0x83, b"\x01") + tlv(0x84, b"\x0C"))) == "6A88",
+          "MSE:Set AT with other domain parameters -> 6A88")
+    check(sw_of(mse(tlv(0x80, oid) + tlv(0x83, b"\x03"))) == "6A88", "MSE:Set AT with the PIN -> 6A88")
+    check(sw_of(mse(tlv(0x80, oid))) == "6A80", "MSE:Set AT without DO'83' -> 6A80")
+    check(sw_of(mse(tlv(0x80, oid) + tlv(0x83, b"\x01") + tlv(0x7F4C, b"\x06\x00"))) == "9000",
+          "MSE:Set AT ignores other DOs (7F4C)")
+    check(sw_of(bytes.fromhex("0086000002 7C00 00".replace(" ", ""))) == "6985",
+          "step 1 without command chaining (CLA 00) -> 6985")
+    check(sw_of(bytes.fromhex("10B0000004")) == "6884", "CLA 10 for another command -> 6884")
+    check(sw_of(bytes.fromhex("00B09D0004")) == "6982", "EF.CardSecurity before PACE -> 6982")
+    chip.execute(bytes.fromhex("00A4040C07A0000002471001"))
+    chip.execute(bytes.fromhex("0084000008"))
+    check(sw_of(bytes.fromhex("0082000028") + bytes(40) + b"\x28") == "6985",
+          "--no-bac: MUTUAL AUTHENTICATE -> 6985")
+
+
 def main():
     icao_vectors()
     mrz_cases()
     round_trip()
+    from . import openpace
+    if openpace.available():
+        pace_vectors()
+        aes_sm_example()
+        pace_round_trip()
+    else:
+        print("PACE: skipped, OpenPACE (Debian libeac3) is not installed")
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0

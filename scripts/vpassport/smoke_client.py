@@ -1,17 +1,22 @@
 #!/usr/bin/python3
-"""Smoke test: a small BAC reader that talks to the virtual passport via PC/SC.
+"""Smoke test: a small BAC/PACE reader that talks to the virtual passport via PC/SC.
 
-  /usr/bin/python3 scripts/vpassport/smoke_client.py DUMP_DIR MRZ_INFO [--all]
+  /usr/bin/python3 scripts/vpassport/smoke_client.py DUMP_DIR MRZ_INFO [--all] [--scenario S]
 
 MRZ_INFO is document number+check digit, birth date+cd, expiry date+cd, e.g.
 C11T002JM496081222310314. Without --all it tests the card that is running
-now; with --all it starts the card itself (scripts/virtual-passport) in the
-normal, --no-extended-length and --drop-during DG2 configurations.
+now (--scenario says which configuration it was started in); with --all it
+starts the card itself (scripts/virtual-passport) in the normal,
+--no-extended-length and --drop-during DG2 configurations and, when OpenPACE
+is installed, with --pace: GM ECDH, --dh, --mapping im (ECDH and DH),
+--mapping cam (only if DUMP_DIR has CardSecurity.bin, e.g. Fixtures/passport-pace)
+and a wrong-CAN run with --no-bac.
 
 The reader side (APDU encoding, SM wrapping of commands, unwrapping of
-responses) is written separately from the chip's code; only the primitive
-crypto of bac.py is shared, and that is checked against ICAO 9303-11 by
-selftest.py.
+responses, AES-CBC/CMAC with pycryptodome) is written separately from the
+chip's code; only the primitive crypto of bac.py is shared, and that is
+checked against ICAO 9303-11 by selftest.py. PACE itself runs on OpenPACE's
+terminal side (pace_terminal.py).
 """
 import argparse
 import os
@@ -396,6 +401,122 @@ def test_drop(dump, mrz, c):
     c.check(out.returncode == 1, "virtual-passport status: card not running")
 
 
+PACE_SCENARIOS = {                 # name: (launcher options, mapping, dh)
+    "pace-gm": (["--pace"], "gm", False),
+    "pace-dh": (["--pace", "--dh"], "gm", True),
+    "pace-im": (["--pace", "--mapping", "im"], "im", False),
+    "pace-im-dh": (["--pace", "--mapping", "im", "--dh"], "im", True),
+    "pace-cam": (["--pace", "--mapping", "cam"], "cam", False),
+    "pace-wrong-can": (["--pace", "--can", "314159", "--no-bac"], "gm", False),
+}
+
+
+def read_all(r, files, c, label):
+    """SELECT the application under SM and read every LDS file twice."""
+    _, sw = r.sm(0xA4, 0x04, 0x0C, AID)
+    c.check(sw == 0x9000, "%s: SELECT eMRTD application under SM" % label, "%04X" % sw)
+    ok, names = True, []
+    t0 = time.monotonic()
+    for name in ["COM"] + ["DG%d" % n for n in range(1, 17)] + ["SOD"]:
+        fid, sfi, _ = FILES[name]
+        if name not in files:
+            continue
+        names.append(name)
+        try:
+            ok = ok and r.read_short(fid, sfi) == files[name] and r.read_extended(fid) == files[name]
+        except (SwError, AssertionError) as e:
+            ok = False
+            print("    %s: %s" % (name, e))
+    c.check(ok, "%s: %s read (short and extended) = dump, %.2fs" %
+            (label, " ".join(names), time.monotonic() - t0))
+
+
+def test_pace(dump, mrz, c, scenario):
+    from vpassport import pace
+    from vpassport.pace_terminal import CAN, MRZ, PaceFailed, PaceTerminal
+    opts, mapping, dh = PACE_SCENARIOS[scenario]
+    expected = pace.profile_from_options(mapping, dh)
+    files = load_dump(dump)
+    t = PcscTransport()
+    r = Reader(t)
+    data, sw = r.plain(0xB0, 0x9C, 0, ne=256)
+    infos = pace.pace_infos(data) if sw in (0x9000, 0x6282) else []
+    c.check(infos == [(expected.oid, expected.parameter_id)],
+            "EF.CardAccess (plain, SFI 1C) offers %s" % expected, data.hex().upper())
+    _, sw = r.plain(0xB0, 0x9D, 0, ne=4)
+    c.check(sw == 0x6982, "EF.CardSecurity before PACE -> 6982", "%04X" % sw)
+    _, sw = r.plain(0xA4, 0x02, 0x0C, b"\x01\x1E")
+    c.check(sw == 0x6982, "SELECT EF.COM before authentication -> 6982", "%04X" % sw)
+    profile = pace.Profile(*infos[0]) if infos else expected
+    ca_point = pace.ca_public_key(files["CardSecurity"]) if "CardSecurity" in files else None
+
+    if scenario == "pace-wrong-can":
+        term = PaceTerminal(t.transmit)
+        sws = []
+        for _ in range(4):
+            try:
+                term.run(profile, CAN, "123456")
+                sws.append(0x9000)
+            except PaceFailed as e:
+                sws.append(e.sw)
+        c.check(sws == [0x63C2, 0x63C1, 0x63C0, 0x6983],
+                "wrong CAN four times: " + " ".join("%04X" % s for s in sws))
+        try:
+            term.run(profile, CAN, "314159")
+            c.check(False, "right CAN after the block")
+        except PaceFailed as e:
+            c.check(e.sw == 0x6983, "right CAN once blocked -> 6983 at MSE:Set AT", str(e))
+        r.plain(0xA4, 0x04, 0x0C, AID)
+        sw = r.bac(mrz)
+        c.check(sw == 0x6985, "--no-bac: BAC -> 6985 (MUTUAL AUTHENTICATE)", "%04X" % sw)
+        try:
+            r.pace(profile, MRZ, mrz)
+            c.check(True, "PACE with the MRZ still works (own retry counter)")
+            read_all(r, files, c, "after PACE-MRZ")
+        except PaceFailed as e:
+            c.check(False, "PACE with the MRZ", str(e))
+        t.close()
+        return
+
+    for ref, password, with_84 in ((MRZ, mrz, False), (CAN, "123456", True)):
+        label = "PACE %s %s" % ("MRZ" if ref == MRZ else "CAN",
+                                "with DO'84'" if with_84 else "without DO'84'")
+        t0 = time.monotonic()
+        try:
+            result = r.pace(profile, ref, password, ca_public_key=ca_point,
+                            send_parameter_id=with_84)
+        except PaceFailed as e:
+            c.check(False, label, str(e))
+            continue
+        c.check(True, "%s: %s in %.3fs" % (label, profile.name, time.monotonic() - t0))
+        if mapping == "cam":
+            c.check(result.get("cam_verified") is True,
+                    "PACE-CAM: PK_Map,IC = CA_IC * PK_IC (PK_IC from EF.CardSecurity)")
+        if "CardSecurity" in files:
+            got = r.read_short(0x011D, 0x1D)
+            c.check(got == files["CardSecurity"], "EF.CardSecurity under SM (MF, SFI 1D)")
+        if ref == MRZ:
+            read_all(r, files, c, label)
+            data, sw = r.sm(0xB0, 0, 0, ne=MAX_SHORT_SM_READ_AES)
+            c.check(sw == 0x9000 and len(data) == MAX_SHORT_SM_READ_AES,
+                    "short read of %d bytes fits (AES)" % MAX_SHORT_SM_READ_AES, "%04X" % sw)
+            data, sw = r.sm(0xB0, 0, 0, ne=MAX_SHORT_SM_READ_AES + 1)
+            c.check(sw == 0x6700 and r.keys, "short read of %d bytes -> 6700, session kept" %
+                    (MAX_SHORT_SM_READ_AES + 1), "%04X" % sw)
+            data, sw = r.sm(0xB0, 0, 0, ne=8, tamper=True)
+            c.check(data is None and sw == 0x6988, "wrong command MAC -> plain 6988", "%04X" % sw)
+        else:
+            _, sw = r.sm(0xA4, 0x04, 0x0C, AID)
+            got = r.read_short(0x011E, 0x1E)
+            c.check(sw == 0x9000 and got == files["COM"], "%s: EF.COM" % label)
+    if scenario == "pace-gm":
+        r.plain(0xA4, 0x04, 0x0C, AID)
+        sw = r.bac(mrz)
+        c.check(sw == 0x9000, "BAC still works next to PACE", "%04X" % sw)
+        c.check(r.read_short(0x0101, 1) == files["DG1"], "DG1 under BAC")
+    t.close()
+
+
 def launcher(*args):
     t0 = time.monotonic()
     p = subprocess.run([LAUNCHER, *args], capture_output=True, text=True)
@@ -412,19 +533,33 @@ def main():
     p.add_argument("dump")
     p.add_argument("mrz", help="MRZ information: docno+cd birth+cd expiry+cd")
     p.add_argument("--all", action="store_true", help="start the card for each scenario")
-    p.add_argument("--scenario", choices=["normal", "no-extended", "drop"], default="normal")
+    p.add_argument("--scenario", choices=["normal", "no-extended", "drop"] + list(PACE_SCENARIOS),
+                   default="normal")
     args = p.parse_args()
     c = Checker()
     scenarios = [("normal", []), ("no-extended", ["--no-extended-length"]),
                  ("drop", ["--drop-during", "DG2"])]
+    from vpassport import openpace
+    has_card_security = "CardSecurity" in load_dump(args.dump)
+    if openpace.available():
+        for name, (opts, mapping, _) in PACE_SCENARIOS.items():
+            if mapping == "cam" and not has_card_security and args.all:
+                print("== %s skipped: %s has no CardSecurity.bin" % (name, args.dump))
+                continue
+            scenarios.append((name, opts))
+    elif args.all:
+        print("== PACE scenarios skipped: OpenPACE (libeac3) is not installed")
     for name, opts in scenarios:
         if not args.all and name != args.scenario:
             continue
         print("== %s" % name)
         if args.all:
             launcher("start", args.dump, *opts)
-        {"normal": test_normal, "no-extended": test_no_extended, "drop": test_drop}[name](
-            args.dump, args.mrz, c)
+        if name.startswith("pace-"):
+            test_pace(args.dump, args.mrz, c, name)
+        else:
+            {"normal": test_normal, "no-extended": test_no_extended, "drop": test_drop}[name](
+                args.dump, args.mrz, c)
     if args.all:
         launcher("stop")
     print("%d failure(s)" % c.failures)
