@@ -88,27 +88,21 @@ struct ScanCommand: ParsableCommand {
     }
 
     func report(_ contents: ChipContents, dump: URL, verification: PassiveAuthenticationReport?, trust: TrustStore?) throws {
-        let summary = try contents.files[.dataGroup(1)].map { DocumentSummary(dg1: try DataGroup1(bytes: $0)) }
+        let details = DocumentDetails(files: contents.files)
         let files = contents.files.keys.sorted()
         if json {
-            var object: [String: Any] = [
-                "ok": true,
-                "dump": dump.path,
-                "reader": contents.readerName,
-                "access_protocol": contents.accessProtocol,
-                "extended_length": contents.extendedLength,
-                "apdus": contents.apdus,
-                "seconds": (contents.seconds * 1000).rounded() / 1000,
-                "files": files.map { file -> [String: Any] in
-                    ["name": file.name, "size": contents.files[file]!.count,
-                     "apdus": contents.statistics[file]?.apdus ?? 0]
-                },
-                "unavailable": contents.unavailable.keys.sorted().map { ["name": $0.name, "reason": contents.unavailable[$0]!] },
-            ]
-            if let summary {
-                let data = try JSONEncoder().encode(summary)
-                object["document"] = try JSONSerialization.jsonObject(with: data)
+            var object: [String: Any] = details.json
+            object["ok"] = true
+            object["dump"] = dump.path
+            object["reader"] = contents.readerName
+            object["access_protocol"] = contents.accessProtocol
+            object["extended_length"] = contents.extendedLength
+            object["apdus"] = contents.apdus
+            object["seconds"] = (contents.seconds * 1000).rounded() / 1000
+            object["files"] = files.map { file -> [String: Any] in
+                ["name": file.name, "size": contents.files[file]!.count, "apdus": contents.statistics[file]?.apdus ?? 0]
             }
+            object["unavailable"] = contents.unavailable.keys.sorted().map { ["name": $0.name, "reason": contents.unavailable[$0]!] }
             if let verification {
                 object.merge(reportJSON(verification)) { $1 }
                 object["ok"] = verification.passed
@@ -120,24 +114,18 @@ struct ScanCommand: ParsableCommand {
         }
         print("Passport read in \(String(format: "%.2f", contents.seconds)) s with \(contents.apdus) APDUs "
               + "(\(contents.accessProtocol), \(contents.extendedLength ? "extended length" : "short APDUs"))")
-        if let s = summary {
-            print("  Document     \(s.documentCode) (\(s.mrzFormat)), issued by \(s.issuingState)")
-            print("  Name         \(s.primaryIdentifier), \(s.secondaryIdentifier)")
-            print("  Number       \(s.documentNumber)")
-            print("  Nationality  \(s.nationality)")
-            print("  Born         \(s.birthDate)   Sex \(s.sex)")
-            print("  Expires      \(s.expiryDate)")
-        }
-        print("  Files        " + files.map { "\($0.name) (\(contents.files[$0]!.count) B)" }.joined(separator: ", "))
+        for (label, value) in details.lines { print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(value)") }
+        print("  Files          " + files.map { "\($0.name) (\(contents.files[$0]!.count) B)" }.joined(separator: ", "))
         for (file, reason) in contents.unavailable.sorted(by: { $0.key < $1.key }) {
-            print("  Not read     \(file.name): \(reason)")
+            print("  Not read       \(file.name): \(reason)")
         }
-        print("  Dump         \(dump.path)")
+        for problem in details.problems { print("  Problem        \(problem)") }
+        print("  Dump           \(dump.path)")
         if let verification, let trust {
             print("")
             printReport(verification, trust: trust)
         } else {
-            print("  Verified     no: no trust anchors configured (use --masterlist/--csca, or put them in \(TrustStore.defaultFolder.path))")
+            print("  Verified       no: no trust anchors configured (use --masterlist/--csca, or put them in \(TrustStore.defaultFolder.path))")
         }
     }
 }
