@@ -62,4 +62,8 @@ static inline int passport_gcm_set_tag(EVP_CIPHER_CTX *ctx, unsigned char *tag, 
 static inline const char *passport_param_group_name(void) { return OSSL_PKEY_PARAM_GROUP_NAME; }
 static inline const char *passport_param_pub_key(void) { return OSSL_PKEY_PARAM_PUB_KEY; }
 static inline const char *passport_param_priv_key(void) { return OSSL_PKEY_PARAM_PRIV_KEY; }
+
+static inline int passport_evp_pkey_ctx_set_dh_pad(EVP_PKEY_CTX *ctx, int pad) { return EVP_PKEY_CTX_set_dh_pad(ctx, pad); }
+static inline int passport_rsa_no_padding(void) { return RSA_NO_PADDING; }
+#include <openssl/dh.h>
 #endif

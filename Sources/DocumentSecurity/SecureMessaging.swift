@@ -63,7 +63,7 @@ public struct SessionKeys: Sendable {
 /// every response's MAC is checked before its data is decrypted and returned.
 public final class SecureMessagingChannel: CardChannel {
     private let inner: CardChannel
-    private let keys: SessionKeys
+    public let keys: SessionKeys
     /// Send sequence counter, incremented before every command and every response.
     public private(set) var ssc: [UInt8]
 

@@ -98,13 +98,17 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     public var apdus: Int
     public var seconds: Double
     public var files: [String: FileEntry]
+    /// "passed", "failed" or "not_supported" (nil in dumps from before these were recorded).
+    public var chipAuthentication: String?
+    public var activeAuthentication: String?
 
     public init(tool: String = "passport", toolVersion: String, createdAt: String, reader: String,
                 accessProtocol: String, extendedLength: Bool, apdus: Int, seconds: Double,
-                files: [String: FileEntry]) {
+                files: [String: FileEntry], chipAuthentication: String? = nil, activeAuthentication: String? = nil) {
         self.tool = tool; self.toolVersion = toolVersion; self.createdAt = createdAt; self.reader = reader
         self.accessProtocol = accessProtocol; self.extendedLength = extendedLength
         self.apdus = apdus; self.seconds = seconds; self.files = files
+        self.chipAuthentication = chipAuthentication; self.activeAuthentication = activeAuthentication
     }
 
     enum CodingKeys: String, CodingKey {
@@ -113,6 +117,8 @@ public struct DumpManifest: Codable, Sendable, Equatable {
         case createdAt = "created_at"
         case accessProtocol = "access_protocol"
         case extendedLength = "extended_length"
+        case chipAuthentication = "chip_authentication"
+        case activeAuthentication = "active_authentication"
     }
 }
 

@@ -77,14 +77,14 @@ public struct DocumentDetails: @unchecked Sendable {
             let infos = try SecurityInfos(bytes: bytes)
             json["dg14"] = DocumentDetails.securityInfosJSON(infos)
             for ca in infos.chipAuthenticationInfos {
-                lines.append(("Chip auth.", "\(ca.isDH ? "DH" : "ECDH"), \(ca.cipher?.rawValue ?? "?"), version \(ca.version)"))
+                lines.append(("DG14", "Chip Authentication \(ca.isDH ? "DH" : "ECDH"), \(ca.cipher?.rawValue ?? "?"), version \(ca.version)"))
             }
         }
         attempt(.dataGroup(15)) { bytes in
             let dg15 = try DataGroup15(bytes: bytes)
             json["dg15"] = ["algorithm": dg15.isRSA ? "RSA" : "EC", "algorithm_oid": dg15.algorithmOID,
                             "public_key_bytes": dg15.subjectPublicKeyInfo.count]
-            lines.append(("Active auth.", "\(dg15.isRSA ? "RSA" : "ECDSA") key in DG15"))
+            lines.append(("DG15", "Active Authentication \(dg15.isRSA ? "RSA" : "ECDSA") public key"))
         }
         attempt(.cardAccess) { bytes in
             let infos = try SecurityInfos(bytes: bytes)

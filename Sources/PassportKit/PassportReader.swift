@@ -32,6 +32,23 @@ public struct ChipContents: Sendable {
     public let readerName: String
     public let apdus: Int
     public let seconds: Double
+    public let chipAuthentication: AuthenticationOutcome
+    public let activeAuthentication: AuthenticationOutcome
+}
+
+/// The result of chip or active authentication.
+public enum AuthenticationOutcome: Sendable, Equatable {
+    case passed
+    case failed(String)
+    /// The chip does not offer it (no DG14 / DG15), with the reason.
+    case notSupported(String)
+
+    public var status: String {
+        switch self { case .passed: return "passed"; case .failed: return "failed"; case .notSupported: return "not_supported" }
+    }
+    public var detail: String? {
+        switch self { case .passed: return nil; case .failed(let why), .notSupported(let why): return why }
+    }
 }
 
 /// Reads a passport chip: selects the eMRTD application, runs BAC, then reads EF.COM, every
@@ -46,6 +63,18 @@ public final class PassportReader {
     }
 
     static let applicationID: [UInt8] = [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
+
+    /// Selects the application and runs BAC again (after a session was lost).
+    private func reopen(accessKey: MRZAccessKey) throws -> (SecureMessagingChannel, ChipFileReader) {
+        channel.retriesWrongLength = true
+        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
+        guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
+        let session = try BAC(accessKey: accessKey).authenticate(over: channel)
+        channel.retriesWrongLength = false
+        let secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
+        return (secure, ChipFileReader(channel: secure, maxShortPlaintext: session.keys.maxShortResponsePlaintext,
+                                       maxExtendedPlaintext: session.keys.maxExtendedResponsePlaintext))
+    }
 
     public func read(accessKey: MRZAccessKey) throws -> ChipContents {
         let started = Date()
@@ -64,9 +93,9 @@ public final class PassportReader {
         events(.authenticated(protocol: "BAC"))
 
         // SM commands must not be repeated by the transport layer: the chip's counter has moved on.
-        let secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
+        var secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
         channel.retriesWrongLength = false
-        let reader = ChipFileReader(channel: secure,
+        var reader = ChipFileReader(channel: secure,
                                     maxShortPlaintext: session.keys.maxShortResponsePlaintext,
                                     maxExtendedPlaintext: session.keys.maxExtendedResponsePlaintext)
 
@@ -110,15 +139,55 @@ public final class PassportReader {
         do { com = try EFCOM(bytes: comBytes) } catch {
             throw ScanError.malformedFile(file: .com, cause: String(describing: error))
         }
-        for file in com.dataGroups.sorted() { try readFile(file) }
+        // DG14 first: Chip Authentication replaces the BAC session keys before the rest is read.
+        var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
+        if com.dataGroups.contains(.dataGroup(14)) {
+            try readFile(.dataGroup(14))
+            if let dg14 = files[.dataGroup(14)] {
+                // The next file is read under the new keys: a chip without the private key (a copy)
+                // cannot answer it with a valid MAC, which is the proof CA gives.
+                let next = com.dataGroups.sorted().first { $0 != .dataGroup(14) } ?? .sod
+                do {
+                    events(.authenticating(protocol: "Chip Authentication"))
+                    let ca = try ChipAuthentication(dg14: try SecurityInfos(bytes: dg14))
+                    secure = try ca.perform(over: secure, raw: channel)
+                    reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
+                                            maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
+                    try readFile(next)
+                    chipAuthentication = .passed
+                    events(.authenticated(protocol: "Chip Authentication"))
+                } catch let error where error is SecurityError || (error as? ScanError).map(ScanError.isSecureMessagingFailure) == true {
+                    chipAuthentication = .failed(String(describing: error))
+                    files[next] = nil
+                    // The session is gone either way: open a new one with the access key and go on reading.
+                    (secure, reader) = try reopen(accessKey: accessKey)
+                }
+            }
+        }
+        for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil { try readFile(file) }
         try readFile(.sod)
         guard files[.sod] != nil else { throw ScanError.missingRequiredFile(.sod) }
         guard files[.dataGroup(1)] != nil else { throw ScanError.missingRequiredFile(.dataGroup(1)) }
 
+        var activeAuthentication = AuthenticationOutcome.notSupported("the chip has no DG15")
+        if let dg15 = files[.dataGroup(15)] {
+            do {
+                events(.authenticating(protocol: "Active Authentication"))
+                let aa = try ActiveAuthentication(dg15: try DataGroup15(bytes: dg15),
+                                                  dg14: files[.dataGroup(14)].flatMap { try? SecurityInfos(bytes: $0) })
+                try aa.perform(over: secure)
+                activeAuthentication = .passed
+                events(.authenticated(protocol: "Active Authentication"))
+            } catch {
+                activeAuthentication = .failed(String(describing: error))
+            }
+        }
+
         return ChipContents(files: files, statistics: statistics, unavailable: unavailable,
                             accessProtocol: "BAC", extendedLength: reader.usingExtendedLength,
                             readerName: channel.transport.readerName,
-                            apdus: channel.apduCount - startCount, seconds: Date().timeIntervalSince(started))
+                            apdus: channel.apduCount - startCount, seconds: Date().timeIntervalSince(started),
+                            chipAuthentication: chipAuthentication, activeAuthentication: activeAuthentication)
     }
 }
 
@@ -130,6 +199,11 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
     case secureMessagingFailed(file: LDSFile, cause: String)
     case missingRequiredFile(LDSFile)
     case malformedFile(file: LDSFile, cause: String)
+
+    static func isSecureMessagingFailure(_ error: ScanError) -> Bool {
+        if case .secureMessagingFailed = error { return true }
+        return false
+    }
 
     public var description: String {
         switch self {

@@ -57,7 +57,9 @@ public enum DumpWriter {
                                     createdAt: ISO8601DateFormatter().string(from: Date()),
                                     reader: contents.readerName, accessProtocol: contents.accessProtocol,
                                     extendedLength: contents.extendedLength, apdus: contents.apdus,
-                                    seconds: rounded(contents.seconds), files: entries)
+                                    seconds: rounded(contents.seconds), files: entries,
+                                    chipAuthentication: contents.chipAuthentication.status,
+                                    activeAuthentication: contents.activeAuthentication.status)
         try DumpFolder.write(files: contents.files, manifest: manifest, to: destination)
     }
 

@@ -102,6 +102,8 @@ struct ScanCommand: ParsableCommand {
             object["files"] = files.map { file -> [String: Any] in
                 ["name": file.name, "size": contents.files[file]!.count, "apdus": contents.statistics[file]?.apdus ?? 0]
             }
+            object["chip_authentication"] = ["status": contents.chipAuthentication.status, "detail": contents.chipAuthentication.detail as Any? ?? NSNull()]
+            object["active_authentication"] = ["status": contents.activeAuthentication.status, "detail": contents.activeAuthentication.detail as Any? ?? NSNull()]
             object["unavailable"] = contents.unavailable.keys.sorted().map { ["name": $0.name, "reason": contents.unavailable[$0]!] }
             if let verification {
                 object.merge(reportJSON(verification)) { $1 }
@@ -118,6 +120,9 @@ struct ScanCommand: ParsableCommand {
         print("  Files          " + files.map { "\($0.name) (\(contents.files[$0]!.count) B)" }.joined(separator: ", "))
         for (file, reason) in contents.unavailable.sorted(by: { $0.key < $1.key }) {
             print("  Not read       \(file.name): \(reason)")
+        }
+        for (label, outcome) in [("Chip auth.", contents.chipAuthentication), ("Active auth.", contents.activeAuthentication)] {
+            print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(outcome.status.replacingOccurrences(of: "_", with: " "))" + (outcome.detail.map { ": \($0)" } ?? ""))
         }
         for problem in details.problems { print("  Problem        \(problem)") }
         print("  Dump           \(dump.path)")

@@ -46,8 +46,9 @@ final class ScanThroughPCSC {
         #expect(document["expiry_date"] as? String == "2034-09-30")
         try expectDumpEqualsFixture(out)
         let apdus = try #require(json["apdus"] as? Int)
-        // select + BAC (2) + one read per file with extended length; DG2 alone needs ~100 short reads.
-        if extendedLength { #expect(apdus <= 12) } else { #expect(apdus > 90) }
+        // select + BAC (2) + one read per file with extended length (8) + chip authentication
+        // (2) + active authentication (1); DG2 alone needs ~100 short reads.
+        if extendedLength { #expect(apdus <= 14) } else { #expect(apdus > 90) }
         print("scan extended=\(extendedLength): \(apdus) APDUs, \(json["seconds"] ?? "?") s")
     }
 
