@@ -66,4 +66,26 @@ static inline const char *passport_param_priv_key(void) { return OSSL_PKEY_PARAM
 static inline int passport_evp_pkey_ctx_set_dh_pad(EVP_PKEY_CTX *ctx, int pad) { return EVP_PKEY_CTX_set_dh_pad(ctx, pad); }
 static inline int passport_rsa_no_padding(void) { return RSA_NO_PADDING; }
 #include <openssl/dh.h>
+
+/* RFC 5114 groups for PACE standardized DH parameters 0-2 (the DH_get_* helpers are deprecated
+   in OpenSSL 3 but remain the library's own source of these constants). */
+static inline int passport_rfc5114_group(int id, const BIGNUM **p, const BIGNUM **q, const BIGNUM **g, DH **holder) {
+    DH *dh = NULL;
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    if (id == 0) dh = DH_get_1024_160();
+    else if (id == 1) dh = DH_get_2048_224();
+    else if (id == 2) dh = DH_get_2048_256();
+    if (dh == NULL) return 0;
+    DH_get0_pqg(dh, p, q, g);
+#pragma clang diagnostic pop
+    *holder = dh;
+    return 1;
+}
+static inline void passport_dh_free(DH *dh) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    DH_free(dh);
+#pragma clang diagnostic pop
+}
 #endif

@@ -177,9 +177,10 @@ public final class PCSCCard: CardTransport {
         atr = try readATR()
     }
 
+    /// Ends the connection and resets the card, so that no session outlives the scan.
     public func disconnect() {
         if handle != 0 {
-            SCardDisconnect(handle, PCSCConstant.leaveCard)
+            SCardDisconnect(handle, PCSCConstant.resetCard)
             handle = 0
         }
     }

@@ -8,6 +8,7 @@ public struct SessionKeys: Sendable {
     let encryptionKey: [UInt8]
     let macKey: [UInt8]
 
+
     public init(suite: Suite, encryptionKey: [UInt8], macKey: [UInt8]) {
         self.suite = suite
         self.encryptionKey = encryptionKey

@@ -14,6 +14,7 @@ public enum SecurityError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedSecureMessaging(String)
     case unexpectedStatus(command: String, status: StatusWord)
     case crypto(String)
+    case unsupported(String)
 
     public var description: String {
         switch self {
@@ -33,6 +34,8 @@ public enum SecurityError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The chip answered \(command) with \(status)."
         case .crypto(let what):
             return "OpenSSL failed: \(what)."
+        case .unsupported(let what):
+            return "\(what) is not supported."
         }
     }
 }

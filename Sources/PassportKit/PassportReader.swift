@@ -51,8 +51,18 @@ public enum AuthenticationOutcome: Sendable, Equatable {
     }
 }
 
-/// Reads a passport chip: selects the eMRTD application, runs BAC, then reads EF.COM, every
-/// data group it lists, and EF.SOD under secure messaging.
+/// The passwords a scan may use: the MRZ access key (BAC or PACE) and the CAN (PACE only).
+public struct AccessCredentials: Sendable {
+    public var mrz: MRZAccessKey?
+    public var can: String?
+    public init(mrz: MRZAccessKey? = nil, can: String? = nil) {
+        self.mrz = mrz
+        self.can = can
+    }
+}
+
+/// Reads a passport chip: EF.CardAccess, access control (PACE or BAC), chip authentication,
+/// then EF.COM, every data group it lists, and EF.SOD under secure messaging.
 public final class PassportReader {
     private let channel: ISO7816Channel
     private let events: (ScanEvent) -> Void
@@ -64,40 +74,118 @@ public final class PassportReader {
 
     static let applicationID: [UInt8] = [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
 
-    /// Selects the application and runs BAC again (after a session was lost).
-    private func reopen(accessKey: MRZAccessKey) throws -> (SecureMessagingChannel, ChipFileReader) {
+    /// The chip authentication public key (an uncompressed point) of EF.CardSecurity, which is
+    /// a CMS SignedData over SecurityInfos.
+    static func chipAuthenticationKey(inCardSecurity bytes: [UInt8]?) throws -> [UInt8] {
+        guard let bytes else { throw SecurityError.chipAuthenticationFailed("EF.CardSecurity could not be read") }
+        let cms = try CMSSignedData(contentInfo: bytes[...])
+        guard let content = cms.content, let info = try SecurityInfos(bytes: content).chipAuthenticationPublicKeys.first else {
+            throw SecurityError.chipAuthenticationFailed("EF.CardSecurity has no chip authentication public key")
+        }
+        // SubjectPublicKeyInfo { algorithm, BIT STRING (00 ‖ point) }
+        let parts = try TLV.parse(info.subjectPublicKeyInfo).children()
+        guard parts.count == 2, parts[1].tag == 0x03, parts[1].value.first == 0 else {
+            throw SecurityError.chipAuthenticationFailed("EF.CardSecurity's public key is malformed")
+        }
+        return Array(parts[1].value.dropFirst())
+    }
+
+    /// Opens a new session after one was lost (a failed chip authentication ends it): PACE again
+    /// with the same password when PACE was used, else BAC; then the application is selected.
+    private func reopen(access: AccessCredentials, pace: PACEInfo?) throws -> (SecureMessagingChannel, ChipFileReader) {
+        let secure: SecureMessagingChannel
+        if let pace {
+            let password: PACE.Password = access.can.map { .can($0) } ?? .mrz(access.mrz!)
+            channel.retriesWrongLength = true
+            let result = try PACE(info: pace, password: password).perform(over: channel)
+            channel.retriesWrongLength = false
+            secure = SecureMessagingChannel(over: channel, keys: result.keys, ssc: result.ssc)
+            let select = try secure.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
+            guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
+        } else {
+            guard let key = access.mrz else { throw ScanError.canNeedsPACE }
+            let session = try runBAC(key)
+            secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
+        }
+        return (secure, ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
+                                       maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext))
+    }
+
+    /// SELECT the eMRTD application (plain), then BAC.
+    private func runBAC(_ accessKey: MRZAccessKey) throws -> BAC.Session {
         channel.retriesWrongLength = true
         let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
         guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
-        let session = try BAC(accessKey: accessKey).authenticate(over: channel)
-        channel.retriesWrongLength = false
-        let secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
-        return (secure, ChipFileReader(channel: secure, maxShortPlaintext: session.keys.maxShortResponsePlaintext,
-                                       maxExtendedPlaintext: session.keys.maxExtendedResponsePlaintext))
-    }
-
-    public func read(accessKey: MRZAccessKey) throws -> ChipContents {
-        let started = Date()
-        let startCount = channel.apduCount
-
-        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
-        guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
-
         events(.authenticating(protocol: "BAC"))
-        let session: BAC.Session
         do {
-            session = try BAC(accessKey: accessKey).authenticate(over: channel)
+            let session = try BAC(accessKey: accessKey).authenticate(over: channel)
+            channel.retriesWrongLength = false
+            events(.authenticated(protocol: "BAC"))
+            return session
         } catch SecurityError.accessDenied(let status) {
             throw ScanError.accessDenied(status: status)
         }
-        events(.authenticated(protocol: "BAC"))
+    }
 
-        // SM commands must not be repeated by the transport layer: the chip's counter has moved on.
-        var secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
-        channel.retriesWrongLength = false
+    /// EF.CardAccess from the master file, read plainly before any access control (absent on
+    /// BAC-only chips).
+    private func readCardAccess() throws -> [UInt8]? {
+        var response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.shortFID, p2: 0, ne: 256))
+        if !response.status.isSuccess && response.status != .endOfFileWarning {
+            // Maybe an application is still selected from an earlier session: select the master file.
+            let mf = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: [0x3F, 0x00]))
+            guard mf.status.isSuccess else { return nil }
+            response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.shortFID, p2: 0, ne: 256))
+        }
+        guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty,
+              let total = try? TLV.totalLength(ofObjectStartingWith: response.data[...]), total <= response.data.count
+        else { return nil }
+        return Array(response.data.prefix(total))
+    }
+
+    public func read(accessKey: MRZAccessKey) throws -> ChipContents {
+        try read(access: AccessCredentials(mrz: accessKey))
+    }
+
+    public func read(access: AccessCredentials) throws -> ChipContents {
+        let started = Date()
+        let startCount = channel.apduCount
+        let accessKey = access.mrz
+
+        // Access control: PACE when EF.CardAccess offers a profile we support, else BAC. With the
+        // MRZ password, a failed PACE falls back to BAC (chips that offer both accept either).
+        let cardAccess = try readCardAccess()
+        let offered = cardAccess.flatMap { try? SecurityInfos(bytes: $0) }?.paceInfos ?? []
+        let usable = offered.first { (try? PACE(info: $0, password: .can(""))) != nil }
+        var secure: SecureMessagingChannel
+        var accessProtocol = "BAC"
+        var paceResult: PACE.Result?
+        if let usable, access.can != nil || accessKey != nil {
+            let password: PACE.Password = access.can.map { .can($0) } ?? .mrz(accessKey!)
+            do {
+                events(.authenticating(protocol: "PACE"))
+                let result = try PACE(info: usable, password: password).perform(over: channel)
+                channel.retriesWrongLength = false
+                secure = SecureMessagingChannel(over: channel, keys: result.keys, ssc: result.ssc)
+                accessProtocol = result.description
+                paceResult = result
+                events(.authenticated(protocol: "PACE"))
+            } catch let error as SecurityError {
+                guard let accessKey, access.can == nil else {
+                    if case .accessDenied(let status) = error { throw ScanError.passwordRefused(password: password.name, status: status) }
+                    throw ScanError.secureMessagingFailed(file: .cardAccess, cause: error.description)
+                }
+                let session = try runBAC(accessKey)
+                secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
+            }
+        } else {
+            guard let accessKey else { throw ScanError.canNeedsPACE }
+            let session = try runBAC(accessKey)
+            secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
+        }
         var reader = ChipFileReader(channel: secure,
-                                    maxShortPlaintext: session.keys.maxShortResponsePlaintext,
-                                    maxExtendedPlaintext: session.keys.maxExtendedResponsePlaintext)
+                                    maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
+                                    maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
 
         var files: [LDSFile: [UInt8]] = [:]
         var statistics: [LDSFile: FileReadStatistics] = [:]
@@ -133,15 +221,34 @@ public final class PassportReader {
             }
         }
 
+        if let cardAccess { files[.cardAccess] = cardAccess }
+        var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
+        if let paceResult {
+            // PACE-CAM proves the chip genuine with EF.CardSecurity's key; read it from the master
+            // file before selecting the application.
+            if paceResult.chipAuthenticationMapping != nil {
+                try readFile(.cardSecurity)
+                do {
+                    let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
+                    try PACE.verifyChipAuthenticationMapping(paceResult, chipPublicKey: key)
+                    chipAuthentication = .passed
+                } catch {
+                    chipAuthentication = .failed("PACE-CAM: \(error)")
+                }
+            }
+            let select = try secure.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
+            guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
+        }
+
         try readFile(.com)
         guard let comBytes = files[.com] else { throw ScanError.missingRequiredFile(.com) }
         let com: EFCOM
         do { com = try EFCOM(bytes: comBytes) } catch {
             throw ScanError.malformedFile(file: .com, cause: String(describing: error))
         }
-        // DG14 first: Chip Authentication replaces the BAC session keys before the rest is read.
-        var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
-        if com.dataGroups.contains(.dataGroup(14)) {
+        // DG14 first: Chip Authentication replaces the session keys before the rest is read
+        // (not after PACE-CAM, which has authenticated the chip already).
+        if com.dataGroups.contains(.dataGroup(14)) && chipAuthentication != .passed {
             try readFile(.dataGroup(14))
             if let dg14 = files[.dataGroup(14)] {
                 // The next file is read under the new keys: a chip without the private key (a copy)
@@ -160,7 +267,7 @@ public final class PassportReader {
                     chipAuthentication = .failed(String(describing: error))
                     files[next] = nil
                     // The session is gone either way: open a new one with the access key and go on reading.
-                    (secure, reader) = try reopen(accessKey: accessKey)
+                    (secure, reader) = try reopen(access: access, pace: paceResult?.info)
                 }
             }
         }
@@ -184,7 +291,7 @@ public final class PassportReader {
         }
 
         return ChipContents(files: files, statistics: statistics, unavailable: unavailable,
-                            accessProtocol: "BAC", extendedLength: reader.usingExtendedLength,
+                            accessProtocol: accessProtocol, extendedLength: reader.usingExtendedLength,
                             readerName: channel.transport.readerName,
                             apdus: channel.apduCount - startCount, seconds: Date().timeIntervalSince(started),
                             chipAuthentication: chipAuthentication, activeAuthentication: activeAuthentication)
@@ -198,6 +305,8 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
     case interrupted(file: LDSFile, bytesRead: Int, cause: String)
     case secureMessagingFailed(file: LDSFile, cause: String)
     case missingRequiredFile(LDSFile)
+    case passwordRefused(password: String, status: StatusWord)
+    case canNeedsPACE
     case malformedFile(file: LDSFile, cause: String)
 
     static func isSecureMessagingFailure(_ error: ScanError) -> Bool {
@@ -215,6 +324,15 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The passport left the reader while \(file) was being read (after \(bytesRead) bytes). Nothing was saved. Hold the passport still on the reader and scan again."
         case .secureMessagingFailed(let file, let cause):
             return "Secure messaging failed while reading \(file): \(cause) Nothing was saved."
+        case .passwordRefused(let password, let status):
+            if status.value == 0x6983 {
+                return "The chip has blocked the \(password) password after too many wrong attempts (6983)."
+            }
+            let code = String(format: "%04X", status.value)
+            let tries = status.sw1 == 0x63 && status.sw2 & 0xF0 == 0xC0 ? " \(status.sw2 & 0x0F) tries left before it is blocked." : ""
+            return "The chip refused the \(password) (\(code)): check it and try again.\(tries)"
+        case .canNeedsPACE:
+            return "This chip does not offer PACE, so the CAN cannot be used. Give the MRZ (--mrz, or --document-number/--birth/--expiry) instead."
         case .missingRequiredFile(let file):
             return "The chip did not provide \(file), which every passport has. Nothing was saved."
         case .malformedFile(let file, let cause):

@@ -7,14 +7,18 @@ import MRZ
 /// One scan through PC/SC: find the reader, wait for the passport, read it.
 public struct ScanRequest: Sendable {
     public var reader: String?
-    public var accessKey: MRZAccessKey
+    /// The MRZ access key (BAC, PACE-MRZ); optional when a CAN is given.
+    public var accessKey: MRZAccessKey?
+    /// The card access number printed on the document (PACE-CAN).
+    public var can: String?
     /// Seconds to wait for a passport on the reader.
     public var timeout: Double
     public var allowExtendedLength: Bool
 
-    public init(reader: String? = nil, accessKey: MRZAccessKey, timeout: Double = 15, allowExtendedLength: Bool = true) {
+    public init(reader: String? = nil, accessKey: MRZAccessKey?, can: String? = nil, timeout: Double = 15, allowExtendedLength: Bool = true) {
         self.reader = reader
         self.accessKey = accessKey
+        self.can = can
         self.timeout = timeout
         self.allowExtendedLength = allowExtendedLength
     }
@@ -26,7 +30,10 @@ public enum PassportScanner {
     public static func scan(_ request: ScanRequest,
                             trace: (([UInt8], [UInt8]) -> Void)? = nil,
                             events: @escaping (ScanEvent) -> Void = { _ in }) throws -> ChipContents {
-        try request.accessKey.validate()
+        try request.accessKey?.validate()
+        if let can = request.can, can.isEmpty || !can.allSatisfy(\.isNumber) {
+            throw MRZError.invalidField("The CAN is the 6-digit card access number printed on the data page.")
+        }
         let context = try PCSCContext()
         let reader = try context.resolveReader(request.reader)
         if try !context.isCardPresent(reader: reader) {
@@ -38,7 +45,7 @@ public enum PassportScanner {
         let channel = ISO7816Channel(transport: card, allowExtendedLength: request.allowExtendedLength)
         channel.trace = trace
         events(.connected(reader: reader, extendedLength: channel.supportsExtendedLength))
-        return try PassportReader(channel: channel, events: events).read(accessKey: request.accessKey)
+        return try PassportReader(channel: channel, events: events).read(access: AccessCredentials(mrz: request.accessKey, can: request.can))
     }
 }
 

@@ -41,7 +41,8 @@ func classify(_ error: Error) -> (exit: ExitCode, code: String) {
         }
     case let e as ScanError:
         switch e {
-        case .accessDenied: return (Exit.invalidDocument, "access_denied")
+        case .accessDenied, .passwordRefused: return (Exit.invalidDocument, "access_denied")
+        case .canNeedsPACE: return (Exit.environment, "can_needs_pace")
         case .interrupted: return (Exit.invalidDocument, "card_removed")
         case .notAPassport: return (Exit.invalidDocument, "not_a_passport")
         default: return (Exit.invalidDocument, "chip_error")

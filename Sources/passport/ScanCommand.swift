@@ -9,7 +9,7 @@ import PassportKit
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Read a passport chip (BAC) and save a dump folder.",
+        abstract: "Read a passport chip (PACE or BAC) and save a dump folder.",
         discussion: """
         The access key comes from the MRZ: give both MRZ lines with --mrz, or the three fields.
         Example: passport scan --document-number C01X00T47 --birth 880412 --expiry 340930
@@ -20,6 +20,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Document number as printed in the MRZ.") var documentNumber: String?
     @Option(help: "Birth date YYMMDD.") var birth: String?
     @Option(help: "Expiry date YYMMDD.") var expiry: String?
+    @Option(help: "Card access number (PACE with the CAN instead of the MRZ).") var can: String?
     @Option(help: "Folder to save the dump in (must not exist).") var out: String?
     @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
     @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
@@ -29,15 +30,18 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         let fields = [documentNumber, birth, expiry].compactMap { $0 }
-        if mrz == nil && fields.count != 3 {
-            throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", or --document-number, --birth and --expiry.")
+        if mrz == nil && fields.count != 3 && can == nil {
+            throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", or --document-number, --birth and --expiry, or --can.")
+        }
+        if !fields.isEmpty && fields.count != 3 {
+            throw ValidationError("Give all three of --document-number, --birth and --expiry.")
         }
         if mrz != nil && !fields.isEmpty {
             throw ValidationError("Give either --mrz or the three fields, not both.")
         }
     }
 
-    func accessKey() throws -> MRZAccessKey {
+    func accessKey() throws -> MRZAccessKey? {
         if let mrz {
             let parsed = try MRZ(text: mrz.replacingOccurrences(of: "\\n", with: "\n"))
             if let bad = parsed.checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {
@@ -45,7 +49,8 @@ struct ScanCommand: ParsableCommand {
             }
             return parsed.accessKey
         }
-        return MRZAccessKey(documentNumber: documentNumber!, birthDate: birth!, expiryDate: expiry!)
+        guard let documentNumber, let birth, let expiry else { return nil }
+        return MRZAccessKey(documentNumber: documentNumber, birthDate: birth, expiryDate: expiry)
     }
 
     func run() throws {
@@ -55,7 +60,7 @@ struct ScanCommand: ParsableCommand {
             let destination = URL(fileURLWithPath: out ?? defaultDumpName())
             if FileManager.default.fileExists(atPath: destination.path) { throw DumpError.destinationExists(destination.path) }
             if traceApdus { printError("warning: the APDU trace below contains session keys and personal data. Do not share it.") }
-            let request = ScanRequest(reader: reader, accessKey: key, timeout: timeout, allowExtendedLength: !noExtendedLength)
+            let request = ScanRequest(reader: reader, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
             let contents = try PassportScanner.scan(
                 request,
                 trace: traceApdus ? { c, r in printError("> \(hexString(c))\n< \(hexString(r))") } : nil,

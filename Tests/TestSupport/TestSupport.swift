@@ -24,6 +24,15 @@ public enum TestPaths {
         else { return nil }
         return object.compactMapValues { ($0 as? [String: Any])?.compactMapValues { $0 as? String } }
     }
+
+    /// The command/response pairs of a worked example's APDU exchange.
+    public static func icaoAPDUs(_ section: String) -> [(command: String, response: String)]? {
+        guard let reference,
+              let data = try? Data(contentsOf: reference.appendingPathComponent("vectors/icao9303-part11.json")),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let list = (object[section] as? [String: Any])?["apdus"] as? [[String]] else { return nil }
+        return list.map { ($0[0], $0[1]) }
+    }
 }
 
 /// Hex string ↔ bytes for readable test data.
