@@ -40,8 +40,9 @@ public struct PACE {
     let fixedPrivateKeys: [[UInt8]]?
 
     public init(info: PACEInfo, password: Password, fixedPrivateKeys: [[UInt8]]? = nil) throws {
-        guard let mapping = info.mapping, mapping != .integrated else {
-            throw SecurityError.unsupported("PACE with \(info.mapping?.rawValue ?? "unknown") mapping")
+        guard let mapping = info.mapping else { throw SecurityError.unsupported("PACE with an unknown mapping") }
+        if mapping == .integrated && info.cipher == .tripleDES {
+            throw SecurityError.unsupported("PACE integrated mapping with 3DES")
         }
         guard info.cipher != nil, let id = info.parameterID, id <= 18, !(3...7).contains(id) else {
             throw SecurityError.unsupported("PACE domain parameters \(info.parameterID.map(String.init) ?? "(not standardized)")")
@@ -95,12 +96,19 @@ public struct PACE {
         let cipher: OpenSSLCrypto.Cipher = suite == .tripleDES ? .tripleDESCBC : .aesCBC
         let s = try OpenSSLCrypto.crypt(cipher, encrypt: false, key: kpi, iv: [UInt8](repeating: 0, count: suite == .tripleDES ? 8 : 16), z[...])
 
-        // 2. Generic mapping (CAM maps the same way).
-        let mappingPrivate = try group.privateKey(fixedPrivateKeys?[0])
-        let mappingPublic = try group.publicKey(mappingPrivate)
-        let chipMapping = try generalAuthenticate(channel, TLV.encode(tag: 0x81, value: mappingPublic), expect: 0x82, last: false)
-        let shared = try group.multiply(chipMapping, by: mappingPrivate)
-        group.useGenerator(try group.mapGeneric(nonce: s, sharedPoint: shared))
+        // 2. Mapping: generic (and CAM) by a Diffie-Hellman step; integrated by a nonce of ours.
+        var chipMapping: [UInt8] = []
+        if info.mapping == .integrated {
+            let t = fixedPrivateKeys?[0] ?? OpenSSLCrypto.randomBytes(keyLength)
+            _ = try generalAuthenticateObjects(channel, TLV.encode(tag: 0x81, value: t), last: false)
+            group.useGenerator(try group.mapIntegrated(pseudoRandom: try PACE.pseudoRandom(s: s, t: t, primeBits: group.primeBits)))
+        } else {
+            let mappingPrivate = try group.privateKey(fixedPrivateKeys?[0])
+            let mappingPublic = try group.publicKey(mappingPrivate)
+            chipMapping = try generalAuthenticate(channel, TLV.encode(tag: 0x81, value: mappingPublic), expect: 0x82, last: false)
+            let shared = try group.multiply(chipMapping, by: mappingPrivate)
+            group.useGenerator(try group.mapGeneric(nonce: s, sharedPoint: shared))
+        }
 
         // 3. Key agreement on the mapped generator.
         let ephemeralPrivate = try group.privateKey(fixedPrivateKeys?[1])
@@ -128,6 +136,32 @@ public struct PACE {
         }
         return Result(keys: keys, ssc: [UInt8](repeating: 0, count: keys.blockSize), info: info, password: password.name,
                       chipAuthenticationMapping: cam)
+    }
+
+    /// The pseudo-random function R(s, t) of integrated mapping (ICAO 9303-11 §4.4.3.3.2) with
+    /// AES: k0 = E(t, s); x_i = E(k_{i−1}, c1), k_i = E(k_{i−1}, c0) (keys cut to |t|), for the
+    /// smallest n with n·l ≥ log2(p) + 64; the output is x1 ‖ … ‖ xn (reduced mod p by the caller).
+    static func pseudoRandom(s: [UInt8], t: [UInt8], primeBits: Int) throws -> [UInt8] {
+        let constants: [Int: ([UInt8], [UInt8])] = [
+            128: (hexBytes("a668892a7c41e3ca739f40b057d85904"), hexBytes("a4e136ac725f738b01c1f60217c188ad")),
+            256: (hexBytes("d463d65234124ef7897054986dca0a174e28df758cbaa03f240616414d5a1676"),
+                  hexBytes("54bd7255f0aaf831bec3423fcf39d69b6cbf066677d0faae5aadd99df8e53517")),
+        ]
+        let l = s.count * 8
+        guard let (c0, c1) = constants[l] else { throw SecurityError.unsupported("integrated mapping with a \(l)-bit nonce") }
+        func encrypt(_ key: [UInt8], _ data: [UInt8]) throws -> [UInt8] {
+            try OpenSSLCrypto.crypt(.aesCBC, encrypt: true, key: key, iv: [UInt8](repeating: 0, count: 16), data[...])
+        }
+        var n = 1
+        while n * l < primeBits + 64 { n += 1 }
+        var key = try encrypt(t, s)
+        var out: [UInt8] = []
+        for _ in 0..<n {
+            let k = Array(key.prefix(t.count))
+            out += try encrypt(k, c1)
+            key = try encrypt(k, c0)
+        }
+        return out
     }
 
     /// CAM (ICAO 9303-11 §4.4.3.5): the chip's mapping key must equal CA_IC · PK_IC, with PK_IC
@@ -176,4 +210,15 @@ public struct PACE {
         default: return .unexpectedStatus(command: "PACE \(step)", status: status)
         }
     }
+}
+
+func hexBytes(_ text: String) -> [UInt8] {
+    var out: [UInt8] = []
+    var index = text.startIndex
+    while index < text.endIndex {
+        let next = text.index(index, offsetBy: 2)
+        out.append(UInt8(text[index..<next], radix: 16)!)
+        index = next
+    }
+    return out
 }

@@ -131,6 +131,84 @@ final class PACEGroup {
 
     func useGenerator(_ element: [UInt8]) { generator = element }
 
+    /// Bits of the field prime p (ICAO's pseudo-random function produces log2(p) + 64 bits).
+    var primeBits: Int {
+        if kind == .dh { return Int(BN_num_bits(p)) }
+        return Int(EC_GROUP_get_degree(ecGroup))
+    }
+
+    /// Integrated mapping (ICAO 9303-11 §4.4.3.3.2) of the pseudo-random value R: for DH the
+    /// generator R^((p−1)/q) mod p; for ECDH the point f_G(R mod p) of Appendix B (p ≡ 3 mod 4).
+    func mapIntegrated(pseudoRandom r: [UInt8]) throws -> [UInt8] {
+        let raw = try bn(r)
+        defer { BN_clear_free(raw) }
+        var bns: [OpaquePointer] = []
+        func new() throws -> OpaquePointer {
+            guard let x = BN_new() else { throw SecurityError.crypto("BN_new") }
+            bns.append(x)
+            return x
+        }
+        defer { bns.forEach { BN_clear_free($0) } }
+        switch kind {
+        case .dh:
+            let t = try new(), exponent = try new(), result = try new(), remainder = try new()
+            guard BN_nnmod(t, raw, p, ctx) == 1, BN_sub(exponent, p, BN_value_one()) == 1,
+                  BN_div(exponent, remainder, exponent, q, ctx) == 1, BN_mod_exp(result, t, exponent, p, ctx) == 1 else {
+                throw SecurityError.crypto("DH integrated mapping")
+            }
+            guard BN_is_one(result) == 0 else { throw SecurityError.chipAuthenticationFailed("integrated mapping gave the trivial generator") }
+            return try encode(bn: result)
+        case .ec:
+            let prime = try new(), a = try new(), b = try new()
+            guard EC_GROUP_get_curve(ecGroup, prime, a, b, ctx) == 1 else { throw SecurityError.crypto("curve parameters") }
+            guard BN_is_bit_set(prime, 0) == 1, BN_is_bit_set(prime, 1) == 1 else {
+                throw SecurityError.unsupported("integrated mapping on a curve with p ≠ 3 mod 4")
+            }
+            let t = try new(), alpha = try new(), tmp = try new(), x2 = try new(), x3 = try new()
+            let h2 = try new(), u = try new(), bigA = try new(), exponent = try new(), check = try new(), y = try new()
+            let ok = BN_nnmod(t, raw, prime, ctx) == 1
+                // alpha = −t² mod p
+                && BN_mod_sqr(alpha, t, prime, ctx) == 1 && BN_mod_sub(alpha, prime, alpha, prime, ctx) == 1
+                // X2 = −b · a⁻¹ · (1 + (alpha + alpha²)⁻¹) mod p
+                && BN_mod_sqr(tmp, alpha, prime, ctx) == 1 && BN_mod_add(tmp, tmp, alpha, prime, ctx) == 1
+                && BN_mod_inverse(tmp, tmp, prime, ctx) != nil && BN_mod_add(tmp, tmp, BN_value_one(), prime, ctx) == 1
+                && BN_mod_inverse(x2, a, prime, ctx) != nil && BN_mod_mul(x2, x2, b, prime, ctx) == 1
+                && BN_mod_sub(x2, prime, x2, prime, ctx) == 1 && BN_mod_mul(x2, x2, tmp, prime, ctx) == 1
+                // X3 = alpha · X2; h2 = X2³ + a·X2 + b; U = t³ · h2
+                && BN_mod_mul(x3, alpha, x2, prime, ctx) == 1
+                && BN_mod_sqr(h2, x2, prime, ctx) == 1 && BN_mod_mul(h2, h2, x2, prime, ctx) == 1
+                && BN_mod_mul(tmp, a, x2, prime, ctx) == 1 && BN_mod_add(h2, h2, tmp, prime, ctx) == 1
+                && BN_mod_add(h2, h2, b, prime, ctx) == 1
+                && BN_mod_sqr(u, t, prime, ctx) == 1 && BN_mod_mul(u, u, t, prime, ctx) == 1 && BN_mod_mul(u, u, h2, prime, ctx) == 1
+                // A = h2^(p − 1 − (p + 1)/4)
+                && BN_add(exponent, prime, BN_value_one()) == 1 && BN_rshift(exponent, exponent, 2) == 1
+                && BN_sub(tmp, prime, BN_value_one()) == 1 && BN_sub(exponent, tmp, exponent) == 1
+                && BN_mod_exp(bigA, h2, exponent, prime, ctx) == 1
+                && BN_mod_sqr(check, bigA, prime, ctx) == 1 && BN_mod_mul(check, check, h2, prime, ctx) == 1
+            guard ok else { throw SecurityError.crypto("ECDH integrated mapping") }
+            let x: OpaquePointer
+            if BN_is_one(check) == 1 {
+                x = x2
+                guard BN_mod_mul(y, bigA, h2, prime, ctx) == 1 else { throw SecurityError.crypto("mapping y") }
+            } else {
+                x = x3
+                guard BN_mod_mul(y, bigA, u, prime, ctx) == 1 else { throw SecurityError.crypto("mapping y") }
+            }
+            guard let point = EC_POINT_new(ecGroup) else { throw SecurityError.crypto("EC_POINT_new") }
+            defer { EC_POINT_free(point) }
+            guard EC_POINT_set_affine_coordinates(ecGroup, point, x, y, ctx) == 1,
+                  EC_POINT_is_on_curve(ecGroup, point, ctx) == 1 else {
+                ERR_clear_error()
+                throw SecurityError.chipAuthenticationFailed("integrated mapping gave a point off the curve")
+            }
+            let cofactor = EC_GROUP_get0_cofactor(ecGroup)
+            if let cofactor, BN_is_one(cofactor) == 0 {
+                guard EC_POINT_mul(ecGroup, point, nil, point, cofactor, ctx) == 1 else { throw SecurityError.crypto("cofactor") }
+            }
+            return try encode(point: point)
+        }
+    }
+
     /// The shared secret of key agreement: the x-coordinate (EC) or the value (DH).
     func sharedSecret(_ element: [UInt8]) -> [UInt8] {
         kind == .ec ? Array(element[1...elementSize]) : element

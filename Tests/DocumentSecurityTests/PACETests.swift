@@ -1,5 +1,5 @@
 import CardIO
-import DocumentSecurity
+@testable import DocumentSecurity
 import LDS
 import MRZ
 import Testing
@@ -64,5 +64,28 @@ import TestSupport
         var responses = exchange.map { hex($0.response) }
         responses[4][5] ^= 0x01
         #expect(throws: SecurityError.self) { try pace.perform(over: RecordingChannel(responses: responses)) }
+    }
+}
+
+/// ICAO 9303-11 Appendix H: integrated mapping's pseudo-random function and mapping, with the
+/// worked examples' nonces (H.1: ECDH brainpoolP256r1; H.2: DH 1024/160).
+@Suite struct ICAOAppendixH {
+    @Test func h1PseudoRandomAndPointEncoding() throws {
+        let s = hex("2923BE84 E16CD6AE 529049F1 F1BBE9EB"), t = hex("5DD4CBFC 96F5453B 130D890A 1CDBAE32")
+        let group = try PACEGroup(standardizedParameter: 13)
+        let r = try PACE.pseudoRandom(s: s, t: t, primeBits: group.primeBits)
+        #expect(hex(r) == "E4447E2DFB3586BAC05DDB00156B57FBB2179A3949294C97254189800C517BAA8DA0FF397ED8C445D3E421E4FEB57322")
+        let generator = try group.mapIntegrated(pseudoRandom: r)
+        #expect(hex(generator) == "04" + "8E82D31559ED0FDE92A4D0498ADD3C23BABA94FB77691E31E90AEA77FB17D427"
+                + "4C1AE14BD0C3DBAC0C871B7F3608169364437CA30AC243A089D3F266C1E60FAD")
+    }
+
+    @Test func h2DHMapping() throws {
+        let s = hex("FA5B7E3E 49753A0D B9178B7B 9BD898C8"), t = hex("B3A6DB3C 870C3E99 245E0D1C 06B747DE")
+        let group = try PACEGroup(standardizedParameter: 0)
+        let generator = try group.mapIntegrated(pseudoRandom: try PACE.pseudoRandom(s: s, t: t, primeBits: group.primeBits))
+        #expect(generator.count == 128)
+        #expect(hex(generator.prefix(8)) == "1D7D767F11E333BC")
+        #expect(hex(generator.suffix(8)) == "EC25D4E0BBAA16C2")
     }
 }

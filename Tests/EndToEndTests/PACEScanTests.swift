@@ -22,6 +22,8 @@ final class PACEScans {
         (["--no-bac"], "ECDH-GM brainpoolP256r1 AES-128"),
         (["--dh", "--no-bac"], "DH-GM MODP-1024/160 AES-128"),
         (["--mapping", "cam", "--no-bac"], "ECDH-CAM brainpoolP256r1 AES-128"),
+        (["--mapping", "im", "--no-bac"], "ECDH-IM brainpoolP256r1 AES-128"),
+        (["--mapping", "im", "--dh", "--no-bac"], "DH-IM MODP-1024/160 AES-128"),
     ])
     func everyProfileWithMRZAndCAN(options: [String], profile: String) throws {
         for (password, name) in [(Self.mrzArguments, "MRZ"), (["--can", "123456"], "CAN")] {
@@ -52,11 +54,13 @@ final class PACEScans {
         #expect(second.stderr.contains("1 tries left"))
     }
 
-    @Test func profileWeCannotUseFallsBackToBAC() throws {
-        // The chip offers only integrated mapping (not implemented here) and BAC: BAC is used.
-        let (r, out) = try scan(["--mapping", "im"], Self.mrzArguments)
+    @Test func bacStillWorksOnAChipThatOffersPACE() throws {
+        // PACE is preferred whenever it is offered; --no-extended-length on our side too.
+        try Harness.startVirtualPassport(Self.fixture, ["--pace"])
+        let out = work.appendingPathComponent("short")
+        let r = try Harness.passport(["scan", "--json", "--no-extended-length", "--out", out.path] + Self.mrzArguments)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.json?["access_protocol"] as? String == "BAC")
-        #expect(try DumpFolder(reading: out).files[.dataGroup(2)] != nil)
+        #expect((r.json?["access_protocol"] as? String)?.hasPrefix("PACE ECDH-GM") == true)
+        #expect(r.json?["extended_length"] as? Bool == false)
     }
 }
