@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "passport", targets: ["passport"]),
         .library(name: "PassportKit", targets: ["PassportKit"]),
+        // The building blocks on their own, for the fuzzing package in Fuzz/ and for embedders.
+        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "DocumentSecurityTests", dependencies: ["DocumentSecurity", "CardIO", "LDS", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
+        .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "DocumentSecurity", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "TestSupport"]),
     ]
 )

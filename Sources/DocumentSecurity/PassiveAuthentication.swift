@@ -206,8 +206,8 @@ public struct PassiveAuthenticationReport: Sendable {
     /// reaches a trusted CSCA (valid, not revoked, of the issuing state).
     public var passed: Bool { failures.isEmpty && signature == .passed && chain == .passed }
 
-    mutating func fail(_ message: String) { failures.append(message) }
-    mutating func warn(_ message: String) { warnings.append(message) }
+    public mutating func fail(_ message: String) { failures.append(message) }
+    public mutating func warn(_ message: String) { warnings.append(message) }
 }
 
 public struct DataGroupCheck: Sendable, Equatable {

@@ -91,7 +91,7 @@ public final class TrustStore: @unchecked Sendable {
         guard let signerCertificate = embedded.first(where: signer.identifies) else {
             throw PassiveAuthenticationError.badMasterList(name, "its signer certificate is not included, so its signature cannot be checked")
         }
-        try CMSVerifier.verifySignerInfo(signer, content: content, contentType: cms.contentType, certificate: signerCertificate)
+        _ = try CMSVerifier.verifySignerInfo(signer, content: content, contentType: cms.contentType, certificate: signerCertificate)
             .get(orThrow: { PassiveAuthenticationError.badMasterList(name, $0) })
 
         // CscaMasterList ::= SEQUENCE { version INTEGER, certList SET OF Certificate }

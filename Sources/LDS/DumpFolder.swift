@@ -51,6 +51,13 @@ public struct DumpFolder: Sendable {
         }
     }
 
+    /// A dump in memory (e.g. a modified copy for mutation tests).
+    public init(url: URL, files: [LDSFile: [UInt8]], manifest: DumpManifest?) {
+        self.url = url
+        self.files = files
+        self.manifest = manifest
+    }
+
     /// Writes `files` and `manifest` into `destination` atomically: everything goes into a
     /// temporary sibling folder that is renamed into place only when complete, so an
     /// interrupted write never leaves a folder that looks like a finished dump.

@@ -38,7 +38,7 @@ public enum CredentialIssuer {
 
     public static func issue(dump: DumpFolder, trust: TrustStore, keyStore: KeyStore, format: CredentialFormat,
                              includeNationality: Bool, prover: ProverChoice, now: Date = Date()) throws -> Outcome {
-        let report = PassiveAuthentication.verify(files: dump.files, trust: trust, now: now)
+        let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
         guard report.passed else { throw IssueError.notVerified(report.failures) }
         guard let dg1Bytes = dump.files[.dataGroup(1)],
               report.dataGroups.contains(where: { $0.number == 1 && $0.status == .valid }) else { throw IssueError.missingDG1 }

@@ -46,8 +46,26 @@ public struct TrustSources: Sendable {
 public enum DumpVerifier {
     /// Passive authentication of a dump folder.
     public static func verify(dump: DumpFolder, trust: TrustStore, at: Date? = nil,
-                              documentSigners: [URL] = []) throws -> PassiveAuthenticationReport {
+                              documentSigners: [URL] = [], now: Date = Date()) throws -> PassiveAuthenticationReport {
         let dscs = try documentSigners.flatMap { try Certificate.load(file: $0) }
-        return PassiveAuthentication.verify(files: dump.files, trust: trust, at: at, documentSigners: dscs)
+        var report = PassiveAuthentication.verify(files: dump.files, trust: trust, at: at, documentSigners: dscs, now: now)
+        checkManifest(dump, &report)
+        return report
+    }
+
+    /// A recorded dump's manifest holds each file's SHA-256 as read from the chip. EF.COM (and
+    /// EF.CardAccess) are not covered by the SOD, so this is what catches a change to them.
+    static func checkManifest(_ dump: DumpFolder, _ report: inout PassiveAuthenticationReport) {
+        guard let manifest = dump.manifest else { return }
+        for (file, bytes) in dump.files.sorted(by: { $0.key < $1.key }) {
+            guard let entry = manifest.files[file.fileName] else {
+                report.warn("\(file.fileName) is not listed in manifest.json.")
+                continue
+            }
+            let digest = OpenSSLCrypto.digest(.sha256, bytes).map { String(format: "%02x", $0) }.joined()
+            if digest != entry.sha256.lowercased() || bytes.count != entry.size {
+                report.fail("\(file.fileName) differs from the recording (its SHA-256 or size does not match manifest.json): the dump was altered after the scan.")
+            }
+        }
     }
 }

@@ -1,0 +1,82 @@
+import CardIO
+import Credentials
+import DocumentSecurity
+import Foundation
+import LDS
+import MRZ
+
+/// The parser under test, chosen by the FUZZ_TARGET environment variable (scripts/fuzz sets it).
+/// Each must either succeed or throw: a crash, a hang or a sanitizer report is a bug.
+enum Target: String, CaseIterable {
+    case tlv, com, dg1, dg2, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, sdjwt, jws, apdu
+}
+
+let target: Target = {
+    let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
+    guard let target = Target(rawValue: name) else {
+        FileHandle.standardError.write(Data("FUZZ_TARGET must be one of: \(Target.allCases.map(\.rawValue).joined(separator: " "))\n".utf8))
+        exit(2)
+    }
+    return target
+}()
+
+/// Fixed 3DES session keys and counter for the secure-messaging target (the ICAO D.4 values).
+let smKeys = SessionKeys(suite: .tripleDES, encryptionKey: hexBytes("979EC13B1CBFE9DCD01AB0FED307EAE5"),
+                         macKey: hexBytes("F1CB1F1FB5ADF208806B89DC579DC1F8"))
+
+func hexBytes(_ s: String) -> [UInt8] {
+    stride(from: 0, to: s.count, by: 2).map { UInt8(String(Array(s)[$0...$0 + 1]), radix: 16)! }
+}
+
+func run(_ bytes: [UInt8]) {
+    switch target {
+    case .tlv: _ = try? TLV.parseAll(bytes[...]); _ = try? TLV.totalLength(ofObjectStartingWith: bytes[...])
+    case .com: _ = try? EFCOM(bytes: bytes)
+    case .dg1: _ = try? DataGroup1(bytes: bytes)
+    case .dg2: _ = try? DataGroup2(bytes: bytes)
+    case .dg11: _ = try? DataGroup11(bytes: bytes)
+    case .dg12: _ = try? DataGroup12(bytes: bytes)
+    case .securityinfos: _ = try? SecurityInfos(bytes: bytes)
+    case .dg15: _ = try? DataGroup15(bytes: bytes)
+    case .sod: _ = try? SecurityObject(bytes: bytes)
+    case .cms: _ = try? CMSSignedData(contentInfo: bytes[...])
+    case .passive:
+        _ = PassiveAuthentication.verify(files: [.sod: [0x77] + TLV.encodeLength(bytes.count) + bytes], trust: TrustStore())
+    case .sm:
+        // Responses as a chip could send them, unwrapped with fixed keys.
+        guard let response = try? ResponseAPDU(encoded: bytes) else { return }
+        let channel = SecureMessagingChannel(over: NullChannel(), keys: smKeys, ssc: hexBytes("887022120C06C227"))
+        _ = try? channel.unwrap(response)
+    case .mrz: _ = try? MRZ(text: String(decoding: bytes, as: UTF8.self))
+    case .sdjwt, .jws:
+        var verifier = PresentationVerifier(audience: "https://a.example", nonce: "n")
+        verifier.maxAge = .infinity
+        _ = try? verifier.verify(String(decoding: bytes, as: UTF8.self))
+    case .apdu: _ = try? CommandAPDU(encoded: bytes)
+    }
+}
+
+final class NullChannel: CardChannel {
+    var supportsExtendedLength: Bool { false }
+    func transmit(_ command: CommandAPDU) throws -> ResponseAPDU { ResponseAPDU(data: [], status: .success) }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+/// libFuzzer's driver, called from the entry point SwiftPM gives executables (it renames `main`).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32) -> Int32
+
+@_cdecl("PassportFuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    _ = target // fail fast on a missing FUZZ_TARGET
+    var count = argc
+    var vector = argv
+    return LLVMFuzzerRunDriver(&count, &vector, fuzz)
+}
