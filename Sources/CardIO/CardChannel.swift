@@ -1,3 +1,4 @@
+import Dispatch
 /// Something that sends command APDUs to a card and returns its responses: a reader transport,
 /// or secure messaging layered over another channel.
 public protocol CardChannel: AnyObject {
@@ -25,6 +26,9 @@ public final class ISO7816Channel: CardChannel {
     public var supportsExtendedLength: Bool
     /// Called with every raw exchange, for an explicit APDU trace (holds secrets: off by default).
     public var trace: ((_ command: [UInt8], _ response: [UInt8]) -> Void)?
+    /// Called with a one-line description of every exchange: instruction, parameters, lengths
+    /// and status, never the data (safe for verbose logs).
+    public var summary: ((String) -> Void)?
     /// Repeat a command with the Le a 6Cxx names. Must be off under secure messaging, where a
     /// repeated command would carry a stale send-sequence counter.
     public var retriesWrongLength = true
@@ -60,8 +64,30 @@ public final class ISO7816Channel: CardChannel {
 
     private func exchange(_ bytes: [UInt8]) throws -> ResponseAPDU {
         apduCount += 1
+        let started = DispatchTime.now().uptimeNanoseconds
         let raw = try transport.transmit(raw: bytes)
         trace?(bytes, raw)
-        return try ResponseAPDU(encoded: raw)
+        let response = try ResponseAPDU(encoded: raw)
+        if let summary {
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+            summary(ISO7816Channel.describe(bytes, response: response, milliseconds: ms, number: apduCount))
+        }
+        return response
+    }
+
+    static let instructionNames: [UInt8: String] = [
+        0xA4: "SELECT", 0xB0: "READ BINARY", 0xB1: "READ BINARY (odd)", 0x84: "GET CHALLENGE",
+        0x82: "MUTUAL AUTHENTICATE", 0x88: "INTERNAL AUTHENTICATE", 0x22: "MSE", 0x86: "GENERAL AUTHENTICATE",
+        0xC0: "GET RESPONSE",
+    ]
+
+    /// "APDU 12: READ BINARY 0C B0 00 E7, 19 bytes in, 256 expected → 9000, 248 bytes (3.1 ms)"
+    static func describe(_ command: [UInt8], response: ResponseAPDU, milliseconds: Double, number: Int) -> String {
+        guard command.count >= 4 else { return "APDU \(number): malformed" }
+        let header = command.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
+        let name = instructionNames[command[1]] ?? "INS \(String(format: "%02X", command[1]))"
+        let secure = command[0] & 0x0C == 0x0C ? " (secure messaging)" : ""
+        return "APDU \(number): \(name)\(secure) \(header), \(command.count) bytes → \(String(format: "%04X", response.status.value)), "
+            + "\(response.data.count) bytes (\(String(format: "%.1f", milliseconds)) ms)"
     }
 }

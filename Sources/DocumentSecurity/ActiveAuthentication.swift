@@ -25,8 +25,11 @@ public struct ActiveAuthentication {
     public func perform(over channel: CardChannel) throws {
         let challenge = random(8)
         let le = expectedResponseLength
-        let response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge,
-                                                        ne: le <= 256 || channel.supportsExtendedLength ? le : 256))
+        // Under secure messaging a signature of more than 231 bytes only fits an extended response.
+        if le > 223 && !channel.supportsExtendedLength {
+            throw SecurityError.chipAuthenticationFailed("the \(key.bits)-bit Active Authentication key needs extended-length APDUs, which this reader or chip does not support")
+        }
+        let response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: le))
         guard response.status.isSuccess || response.status == .endOfFileWarning else {
             throw SecurityError.unexpectedStatus(command: "INTERNAL AUTHENTICATE", status: response.status)
         }
@@ -40,8 +43,11 @@ public struct ActiveAuthentication {
             }
             try verifyISO9796(signature: signature, challenge: challenge)
         } else if key.isEC {
-            let digest = signatureAlgorithmOID.flatMap(ActiveAuthentication.ecdsaDigest) ?? ActiveAuthentication.defaultDigest(forFieldBytes: key.size)
-            guard key.verify(.ecdsa(digest, plain: signature.count == 2 * key.size), signature: signature, message: challenge) else {
+            // DG14's ActiveAuthenticationInfo names the hash; without it, any SHA-2 (or SHA-1) hash is tried.
+            let candidates = signatureAlgorithmOID.flatMap(ActiveAuthentication.ecdsaDigest).map { [$0] }
+                ?? [.sha256, .sha384, .sha512, .sha224, .sha1]
+            let plain = signature.count == 2 * key.size
+            guard candidates.contains(where: { key.verify(.ecdsa($0, plain: plain), signature: signature, message: challenge) }) else {
                 throw SecurityError.chipAuthenticationFailed("the chip's ECDSA Active Authentication signature does not verify")
             }
         } else {
@@ -96,7 +102,4 @@ public struct ActiveAuthentication {
         }
     }
 
-    static func defaultDigest(forFieldBytes n: Int) -> DigestAlgorithm {
-        n <= 32 ? .sha256 : n <= 48 ? .sha384 : .sha512
-    }
 }

@@ -11,7 +11,11 @@ public struct ChipAuthentication {
 
     /// Picks the CA protocol and the matching public key (same key id, same DH/ECDH kind).
     public init(dg14: SecurityInfos) throws {
-        guard let info = dg14.chipAuthenticationInfos.first(where: { $0.cipher != nil }) else {
+        // ICAO 9303-11 §9.2.5: a DG14 with a key but no ChipAuthenticationInfo means 3DES, version 1.
+        let implied = dg14.chipAuthenticationPublicKeys.first.map {
+            ChipAuthenticationInfo(protocolOID: $0.isDH ? "0.4.0.127.0.7.2.2.3.1.1" : "0.4.0.127.0.7.2.2.3.2.1", version: 1, keyID: $0.keyID)
+        }
+        guard let info = dg14.chipAuthenticationInfos.first(where: { $0.cipher != nil }) ?? implied else {
             throw SecurityError.chipAuthenticationFailed("DG14 offers no supported Chip Authentication protocol")
         }
         guard let keyInfo = dg14.chipAuthenticationPublicKeys.first(where: { $0.isDH == info.isDH && (info.keyID == nil || $0.keyID == info.keyID) })

@@ -103,6 +103,12 @@ public struct ChipAuthenticationInfo: Sendable, Equatable {
     public let version: Int
     public let keyID: Int?
 
+    public init(protocolOID: String, version: Int, keyID: Int?) {
+        self.protocolOID = protocolOID
+        self.version = version
+        self.keyID = keyID
+    }
+
     var arcs: [Int] { protocolOID.split(separator: ".").compactMap { Int($0) } }
     public var isDH: Bool { arcs[9] == 1 }
     public var cipher: PACEInfo.Cipher? {

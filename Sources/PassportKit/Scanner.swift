@@ -29,6 +29,7 @@ public enum PassportScanner {
     /// exchange: they include key material, so it is only for an explicit user request.
     public static func scan(_ request: ScanRequest,
                             trace: (([UInt8], [UInt8]) -> Void)? = nil,
+                            summary: ((String) -> Void)? = nil,
                             events: @escaping (ScanEvent) -> Void = { _ in }) throws -> ChipContents {
         try request.accessKey?.validate()
         if let can = request.can, can.isEmpty || !can.allSatisfy(\.isNumber) {
@@ -44,6 +45,7 @@ public enum PassportScanner {
         defer { card.disconnect() }
         let channel = ISO7816Channel(transport: card, allowExtendedLength: request.allowExtendedLength)
         channel.trace = trace
+        channel.summary = summary
         events(.connected(reader: reader, extendedLength: channel.supportsExtendedLength))
         return try PassportReader(channel: channel, events: events).read(access: AccessCredentials(mrz: request.accessKey, can: request.can))
     }

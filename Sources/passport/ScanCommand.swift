@@ -24,6 +24,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Folder to save the dump in (must not exist).") var out: String?
     @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
     @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
+    @Flag(name: .shortAndLong, help: "Describe every exchange with the chip on stderr (no data, no keys).") var verbose = false
     @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
     @OptionGroup(title: "Verification (runs when trust anchors are configured)") var trustOptions: TrustOptions
     @Flag(help: "Print one JSON object on stdout.") var json = false
@@ -64,6 +65,7 @@ struct ScanCommand: ParsableCommand {
             let contents = try PassportScanner.scan(
                 request,
                 trace: traceApdus ? { c, r in printError("> \(hexString(c))\n< \(hexString(r))") } : nil,
+                summary: verbose ? { printError($0) } : nil,
                 events: progress.handle)
             progress.finish()
             try DumpWriter.write(contents, to: destination)

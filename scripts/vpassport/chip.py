@@ -1,4 +1,5 @@
-"""The emulated eMRTD chip: file system, BAC, PACE (pace.py) and secure messaging.
+"""The emulated eMRTD chip: file system, BAC, PACE (pace.py), secure messaging,
+Active Authentication (aa.py) and Chip Authentication (ca.py).
 
 Behaviour choices (status words a reader sees) are listed in README.md next to
 this file; the comments below say why each one was picked.
@@ -35,13 +36,16 @@ class EmrtdOS(SmartcardOS):
     """ISO 7816-4 / ICAO 9303 chip OS serving the files of a dump folder."""
 
     def __init__(self, files, extended_length=True, drop_during=None,
-                 verbose=False, pace=None, bac_enabled=True):
+                 verbose=False, pace=None, bac_enabled=True, aa=None, ca=None):
         self.files = files                      # {logical name: bytes}
         self.extended_length = extended_length
         self.drop_during = drop_during          # logical name or None
         self.verbose = verbose
         self.pace = pace                        # pace.PaceChip or None (no PACE)
         self.bac_enabled = bac_enabled
+        self.aa = aa                            # aa.ActiveAuthentication or None (INS 88: 6D00)
+        self.ca = ca                            # ca.ChipAuthentication or None
+        self.next_session = None                # CA: keys for the commands after this one
         self.random = os.urandom                # replaced by the self-test
         self.mrz_info = mrz_information(files["DG1"])
         self.k_enc, self.k_mac = bac.bac_keys_from_seed(bac.k_seed(self.mrz_info))
@@ -73,8 +77,11 @@ class EmrtdOS(SmartcardOS):
         self.current_ef = None                  # logical name
         self.challenge = None
         self.session = None
+        self.next_session = None
         if self.pace is not None:
             self.pace.reset()                   # a PACE run in progress is lost
+        if self.ca is not None:
+            self.ca.reset()
 
     def execute(self, msg):
         try:
@@ -145,7 +152,11 @@ class EmrtdOS(SmartcardOS):
         handler = {0xA4: self._select, 0xB0: self._read_binary,
                    0xB1: self._read_binary_odd, 0x84: self._get_challenge,
                    0x82: self._mutual_authenticate}.get(cmd.ins)
-        if self.pace is not None and cmd.ins in (0x22, 0x86):
+        if cmd.ins == 0x88 and self.aa is not None:
+            handler = self._internal_authenticate
+        if cmd.ins in (0x22, 0x86) and self._is_chip_authentication(cmd):
+            handler = self._chip_authentication
+        elif self.pace is not None and cmd.ins in (0x22, 0x86):
             if self.session is not None:
                 raise ChipError(0x6985, "PACE under secure messaging")
             handler = {0x22: self.pace.mse_set_at, 0x86: self._general_authenticate}[cmd.ins]
@@ -162,10 +173,12 @@ class EmrtdOS(SmartcardOS):
             log.info("SM error %04X (%s); session ended", e.sw, e.why)
             self._end_session(e.why)
             return sw_bytes(e.sw)
+        self.next_session = None
         try:
             sw, data = self._dispatch(inner)
         except ChipError as e:
             sw, data = e.sw, b""
+            log.info("SM %s: %s", self._describe(inner), e.why)
         if inner.ne is None:
             data = b""                          # no DO'97': no data may come back
         odd = bool(inner.ins & 1)
@@ -180,7 +193,13 @@ class EmrtdOS(SmartcardOS):
                      "extended" if cmd.extended else "short")
             sw, data = 0x6700, b""
         log.info("SM %s -> %04X (%d bytes)", self._describe(inner), sw, len(data))
-        return self._wrap(s, sw, data, odd)
+        response = self._wrap(s, sw, data, odd)
+        if self.next_session is not None and sw == 0x9000:
+            # Chip Authentication: this response went out under the old keys,
+            # everything from the next command on uses the new ones (SSC 0).
+            self.session = self.next_session
+        self.next_session = None
+        return response
 
     def _unwrap(self, cmd):
         """Check and decrypt a protected command (9303-11 section 9.8.4)."""
@@ -252,6 +271,8 @@ class EmrtdOS(SmartcardOS):
             log.info("secure messaging session ended: %s", why)
         self.session = None
         self.current_ef = None
+        if self.ca is not None:
+            self.ca.reset()
 
     # --- file system -------------------------------------------------------------
     @staticmethod
@@ -407,11 +428,35 @@ class EmrtdOS(SmartcardOS):
             self.session, self.current_ef, self.app_selected = session, None, False
         return sw, data
 
+    # --- Active and Chip Authentication -----------------------------------------------
+    def _internal_authenticate(self, cmd):
+        return self.aa.internal_authenticate(cmd, self.session)
+
+    def _is_chip_authentication(self, cmd):
+        """MSE:Set KAT / MSE:Set AT 41xx, and GENERAL AUTHENTICATE under SM,
+        belong to Chip Authentication; PACE keeps MSE C1A4 and the plain GA."""
+        if self.ca is None:
+            return False
+        if cmd.ins == 0x22:
+            return self.pace is None or cmd.p1 == 0x41
+        return self.pace is None or self.session is not None
+
+    def _chip_authentication(self, cmd):
+        if cmd.ins == 0x22:
+            sw, data, new = self.ca.mse(cmd, self.session)
+        else:
+            sw, data, new = self.ca.general_authenticate(cmd, self.session)
+        self.next_session = new
+        if new is not None and self.verbose:
+            log.info("CA session keys: KS_enc %s KS_mac %s, SSC 0", new.ks_enc.hex(),
+                     new.ks_mac.hex())
+        return sw, data
+
     # --- logging -------------------------------------------------------------------
     def _describe(self, cmd):
         names = {0xA4: "SELECT", 0xB0: "READ BINARY", 0xB1: "READ BINARY odd",
                  0x84: "GET CHALLENGE", 0x82: "MUTUAL AUTHENTICATE",
-                 0x22: "MSE", 0x86: "GENERAL AUTHENTICATE"}
+                 0x22: "MSE", 0x86: "GENERAL AUTHENTICATE", 0x88: "INTERNAL AUTHENTICATE"}
         text = "%s%s %02X%02X" % ("(chained) " if cmd.cla == 0x10 else "",
                                   names.get(cmd.ins, "INS %02X" % cmd.ins), cmd.p1, cmd.p2)
         if cmd.ins == 0xA4 and len(cmd.data) <= 16:

@@ -258,9 +258,11 @@ def test_normal(lib, cs, dump, mrz, c):
         data = r.read_extended(FILES["DG2"][0])
         c.check(data == files["DG2"], "[%s] DG2 (%d bytes) in one extended READ BINARY, %.0f ms" % (
             mode, len(files["DG2"]), (time.monotonic() - t0) * 1e3))
+        _, sw = r.plain(0xA4, 0x04, 0x0C, AID)       # plain SELECT: ends secure messaging
         long = encode(0x00, 0xA4, 0x04, 0x0C, b"\xa5" * 300, extended=True)
         resp = t.transmit(long)
-        c.check(resp == b"\x6a\x82", "[%s] 307-byte plain command -> 6A82 (ends SM)" % mode, resp.hex())
+        c.check(resp == b"\x6a\x82", "[%s] 307-byte command (SELECT, unknown name) -> 6A82"
+                % mode, resp.hex().upper())
         c.check(t.is_present() == 0, "[%s] nfc_initiator_target_is_present" % mode)
         if mode == "isodep":
             # is_present switched NP_EASY_FRAMING back on (libnfc 1.8.0 does that)
@@ -349,12 +351,13 @@ def test_type_b(lib, cs, dump, mrz, c):
 
 def test_pace(lib, cs, dump, mrz, c):
     from vpassport import pace
-    from vpassport.pace_terminal import MRZ, PaceTerminal  # noqa: F401
+    from vpassport.pace_terminal import MRZ
     files = load_dump(dump)
     t = LibnfcTransport(lib, cs, "mi")
     r = Reader(t)
     data, sw = r.plain(0xB0, 0x9C, 0, ne=256)
-    c.check(sw == 0x9000 and data.startswith(b"\x31"), "EF.CardAccess (plain, %d bytes)" % len(data))
+    c.check(sw in (0x9000, 0x6282) and data.startswith(b"\x31"),
+            "EF.CardAccess (plain, %d bytes)" % len(data), "%04X" % sw)
     t0 = time.monotonic()
     r.pace(pace.profile_from_options("gm", False), MRZ, mrz)
     c.check(True, "PACE GM ECDH through libnfc (%.0f ms)" % ((time.monotonic() - t0) * 1e3))

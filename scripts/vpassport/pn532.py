@@ -298,7 +298,7 @@ class Pn532:
         self.on_card_gone = on_card_gone
         self.reader = FrameReader()
         self.regs = dict(REGISTER_DEFAULTS)
-        self.parameters = 0x00          # SetParameters flags
+        self.parameters = 0x14          # SetParameters flags (assumed power-up: auto ATR_RES + RATS)
         self.rf_on = False
         self.max_retries_passive = 0xFF  # RFConfiguration item 5 (0xFF: for ever)
         self.sam_mode = None
@@ -780,16 +780,12 @@ def historical_bytes(atr):
 
 
 # --- the pty loop -------------------------------------------------------------------
-CCLAIMED = 0x80000000   # c_iflag bit libnfc's uart_open sets to mark the tty as in use
-
-
 class PtyServer:
     """Owns the pty pair and runs the PN532 until SIGTERM."""
 
-    def __init__(self, pn532, ready_file=None, gone_file=None):
+    def __init__(self, pn532, ready_file=None):
         self.pn532 = pn532
         self.ready_file = ready_file
-        self.gone_file = gone_file
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         self.path = os.ttyname(self.slave)
@@ -799,34 +795,6 @@ class PtyServer:
     @property
     def connstring(self):
         return "pn532_uart:%s" % self.path
-
-    def _unclaim_if_abandoned(self):
-        """libnfc marks the tty claimed in its termios (restored on close). A
-        client that died leaves the mark behind, and the next nfc_open would
-        fail with 'Serial port already claimed': clear it once nobody else
-        has the tty open."""
-        try:
-            attrs = termios.tcgetattr(self.slave)
-        except termios.error:
-            return
-        if not attrs[0] & CCLAIMED or self._other_openers():
-            return
-        attrs[0] &= ~CCLAIMED
-        termios.tcsetattr(self.slave, termios.TCSANOW, attrs)
-        log.info("%s was left claimed by a client that is gone: released", self.path)
-
-    def _other_openers(self):
-        me = os.getpid()
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit() or int(pid) == me:
-                continue
-            try:
-                for fd in os.listdir("/proc/%s/fd" % pid):
-                    if os.readlink("/proc/%s/fd/%s" % (pid, fd)) == self.path:
-                        return True
-            except OSError:
-                continue
-        return False
 
     def _write(self, data):
         while data:
@@ -844,6 +812,12 @@ class PtyServer:
         self.ejected = True
 
     def run(self):
+        # The handler only sets a flag; the wake-up pipe makes select() return
+        # at once so the card leaves the field right away, between commands.
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
         signal.signal(signal.SIGUSR1, self.eject)
         if self.ready_file:
             tmp = self.ready_file + ".tmp"
@@ -851,20 +825,21 @@ class PtyServer:
                 f.write(self.connstring + "\n")
             os.replace(tmp, self.ready_file)
         log.info("PN532 (v1.6) on %s, connstring %s", self.path, self.connstring)
-        idle_since = time.monotonic()
         verbose = getattr(self.pn532.chip, "verbose", False)
         try:
             while True:
                 if self.ejected:
                     self.ejected = False
                     self.pn532.card_gone("ejected")
-                r, _, _ = select.select([self.master], [], [], 0.5)
-                if not r:
-                    if time.monotonic() - idle_since > 2.0:
-                        self._unclaim_if_abandoned()
-                        idle_since = time.monotonic()
+                r, _, _ = select.select([self.master, wake_r], [], [])
+                if wake_r in r:
+                    try:
+                        os.read(wake_r, 64)
+                    except BlockingIOError:
+                        pass
                     continue
-                idle_since = time.monotonic()
+                if not r:
+                    continue
                 try:
                     data = os.read(self.master, 4096)
                 except BlockingIOError:
@@ -880,5 +855,6 @@ class PtyServer:
                         log.info("host< %s", out.hex().upper())
                     self._write(out)
         finally:
-            os.close(self.master)
-            os.close(self.slave)
+            signal.set_wakeup_fd(-1)
+            for fd in (wake_r, wake_w, self.master, self.slave):
+                os.close(fd)

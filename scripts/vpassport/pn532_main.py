@@ -215,7 +215,7 @@ def cmd_serve(argv):
 
     def serve_pn532(chip, sock, *args, **kwargs):
         pn = Pn532(chip, card_type=card_type, uid=uid, on_card_gone=on_card_gone)
-        server = PtyServer(pn, ready_file=ready_file, gone_file=gone_file)
+        server = PtyServer(pn, ready_file=ready_file)
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         server.run()
 

@@ -18,6 +18,16 @@
    - the AES secure messaging example (JSON file) on both sides;
    - in-process PACE sessions with random values for every profile, MRZ and
      CAN, file reads under AES SM, and the PACE status words.
+5. Active and Chip Authentication, in-process against the terminal of
+   aa_ca_client.py (AA verified with the `cryptography` package, the CA key
+   agreement by the `openssl` command line): the fixture keys (RSA ISO/IEC
+   9796-2 with SHA-1 and SHA-256, CA ECDH AES-128 on brainpoolP256r1), the BSI
+   TR-03105-5 reference set (CA 3DES with MSE:Set KAT on explicit
+   brainpoolP224r1 parameters; skipped when absent), generated keys for ECDSA
+   AA, CA AES-192/256 on standardized domain parameters and CA DH (RFC 5114
+   group, terminal in Python), the unwrap of the JSON file's AES SM example
+   (an MSE:Set AT for CA) by the chip's AesSession, the fault options, the
+   status words, and key/DG mismatches refused at start.
 """
 import json
 import os
@@ -439,10 +449,247 @@ def pace_round_trip():
           "--no-bac: MUTUAL AUTHENTICATE -> 6985")
 
 
+# --- Active and Chip Authentication ------------------------------------------------------------
+def eac_args(dump_dir, **kw):
+    import argparse
+    values = dict(dump_dir=dump_dir, aa_key=None, ca_key=None, aa_hash=None,
+                  aa_bad_signature=False, ca_wrong_key=False, pace=False, mapping="gm")
+    values.update(kw)
+    return argparse.Namespace(**values)
+
+
+class Quiet:
+    def warning(self, *a):
+        pass
+
+    info = error = warning
+
+
+def eac_chip(files, dump_dir=None, **kw):
+    """EmrtdOS with AA/CA set up as `serve` does (key files, DG matching)."""
+    from .__main__ import DEFAULT_CA_KEY, DUMP_CA_KEY, build_aa, build_ca, key_file
+    from .keys import SecurityInfos
+    args = eac_args(dump_dir, **kw)
+    dg14 = SecurityInfos(files["DG14"]) if "DG14" in files else None
+    aa = build_aa(args, files, dg14, Quiet())
+    ca = build_ca(args, dg14, *key_file(args.ca_key, dump_dir, DUMP_CA_KEY, DEFAULT_CA_KEY),
+                  Quiet())
+    return EmrtdOS(files, aa=aa, ca=ca)
+
+
+def eac_session(label, files, mrz, expect_protocol, aa_detail, **kw):
+    """BAC, AA, CA, all files read under the CA keys, AA again."""
+    from .aa_ca_client import Dg14, OpenSslAgreement, Terminal
+    from .dump import FILES
+    from .smoke_client import Reader
+    chip = kw.pop("chip", None) or eac_chip(files, **kw)
+    r = Reader(Direct(chip))
+    term = Terminal(r)
+    r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    ok = r.bac(mrz) == 0x9000
+    dg14, dg15 = Dg14(term.read(0x010E, 14)), term.read(0x010F, 15)
+    ok = ok and dg14.protocol == expect_protocol
+    aa_ok, detail = term.active_authentication(dg15, dg14)
+    check(ok and aa_ok and aa_detail in detail, "%s: AA (%s)" % (label, detail))
+    ok = term.chip_authentication(dg14, OpenSslAgreement(dg14.spki)) == 0x9000
+    _, sw = r.sm(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    for name in files:
+        if name in FILES and not FILES[name][2]:
+            fid, sfi, _ = FILES[name]
+            ok = ok and r.read_short(fid, sfi) == files[name]
+    ok = ok and term.active_authentication(dg15, dg14)[0]
+    check(ok, "%s: CA %s, every file read under the new keys, AA again" %
+          (label, "MSE:Set KAT" if dg14.cipher_arc == 1 else "MSE:Set AT + GA"))
+    return chip, r, term, dg14
+
+
+def synthetic_dg14(infos):
+    return tlv(0x6E, tlv(0x31, b"".join(sorted(infos))))
+
+
+def eac_round_trip():
+    import tempfile
+    from . import ecc, keys
+    from .aa_ca_client import OpenSslAgreement, Terminal, encode_oid, verify_aa
+    from .dump import load_dump
+    from .sm import AesSession
+    from .smoke_client import Reader
+    print("Active and Chip Authentication (in-process, terminal of aa_ca_client.py)")
+    import shutil
+    try:
+        import cryptography  # noqa: F401  (the terminal's AA verification)
+    except ImportError:
+        print("  skipped: the test terminal needs python3-cryptography")
+        return
+    if shutil.which("openssl") is None:
+        print("  skipped: the test terminal needs the openssl command")
+        return
+    fixture = os.path.join(ROOT, "Fixtures", "passport")
+    files = load_dump(fixture)
+    mrz = mrz_information(files["DG1"])
+    aes128 = "0.4.0.127.0.7.2.2.3.2.2"
+    eac_session("fixture", files, mrz, aes128, "SHA1")
+    eac_session("fixture --aa-hash sha256", files, mrz, aes128, "SHA256", aa_hash="sha256")
+    eac_session("fixture --aa-hash sha512", files, mrz, aes128, "SHA512", aa_hash="sha512")
+
+    bsi = os.path.join(ROOT, "..", "shared", "reference", "lds", "bsi-tr03105-5")
+    if os.path.isdir(bsi):
+        bsi_files = load_dump(bsi)
+        eac_session("BSI TR-03105-5 (keys from the dump)", bsi_files,
+                    mrz_information(bsi_files["DG1"]), "0.4.0.127.0.7.2.2.3.2.1", "SHA1",
+                    dump_dir=bsi)
+    else:
+        print("  BSI TR-03105-5 set: skipped, %s not found" % bsi)
+
+    # AES SM example of the JSON file: an MSE:Set AT for CA, unwrapped by AesSession
+    if os.path.exists(VECTORS):
+        from .apdu import parse_command
+        with open(VECTORS) as f:
+            v = json.load(f)["sm_aes_example"]
+        chip = EmrtdOS({"DG1": files["DG1"]})
+        chip.session = AesSession(H(v["ks_enc"]), H(v["ks_mac"]), int(v["ssc_before"], 16))
+        got = chip._unwrap(parse_command(H(v["protected_command"])))
+        check(got.data == parse_command(H(v["plain_command"])).data,
+              "AES SM example (MSE:Set AT for CA): the chip's AesSession unwraps it")
+
+    # generated keys: ECDSA AA (P-384, ActiveAuthenticationInfo ecdsa-plain-SHA384),
+    # CA on standardized domain parameters (brainpoolP256r1, id 13) with AES-192/256 and 3DES
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import ec
+    tmp_dir = tempfile.TemporaryDirectory(prefix="vpassport-selftest-")
+    tmp = tmp_dir.name
+    aa_key = ec.generate_private_key(ec.SECP384R1())
+    aa_path = os.path.join(tmp, "aa.pem")
+    with open(aa_path, "wb") as f:
+        f.write(aa_key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8,
+                                     ser.NoEncryption()))
+    dg15 = tlv(0x6F, aa_key.public_key().public_bytes(ser.Encoding.DER,
+                                                        ser.PublicFormat.SubjectPublicKeyInfo))
+    curve = ecc.standardized(13)
+    d = curve.random_scalar()
+    ca_path = os.path.join(tmp, "ca.der")
+    with open(ca_path, "wb") as f:       # PKCS#8 DER with standardizedDomainParameters
+        alg = tlv(0x30, tlv(0x06, encode_oid(keys.STANDARDIZED_DOMAIN_PARAMETERS)) + b"\x02\x01\x0D")
+        f.write(tlv(0x30, b"\x02\x01\x00" + alg + tlv(0x04, tlv(0x30, b"\x02\x01\x01" + tlv(
+            0x04, d.to_bytes(32, "big"))))))
+    spki = tlv(0x30, alg + tlv(0x03, b"\x00" + curve.encode(curve.mul(d))))
+    aa_info = tlv(0x30, tlv(0x06, encode_oid(keys.ID_AA)) + b"\x02\x01\x01" +
+                  tlv(0x06, encode_oid("0.4.0.127.0.7.1.1.4.1.4")))
+    for arc in (3, 4, 1):
+        oid = "0.4.0.127.0.7.2.2.3.2.%d" % arc
+        dg14 = synthetic_dg14([
+            tlv(0x30, tlv(0x06, encode_oid(oid)) + b"\x02\x01\x01" + b"\x02\x01\x07"),
+            tlv(0x30, tlv(0x06, encode_oid(keys.ID_PK_ECDH)) + spki + b"\x02\x01\x07"),
+            aa_info])
+        gen = dict(files, DG14=dg14, DG15=dg15)
+        eac_session("generated: ECDSA P-384 AA, CA %s, keyId 7" % oid, gen, mrz, oid,
+                    "ECDSA secp384r1 SHA384", aa_key=aa_path, ca_key=ca_path)
+
+    # CA with DH (RFC 5114 1024-bit group, standardized id 0), terminal in Python
+    group = ecc.standardized(0)
+    x = group.random_exponent()
+    dh_alg = tlv(0x30, tlv(0x06, encode_oid(keys.STANDARDIZED_DOMAIN_PARAMETERS)) + b"\x02\x01\x00")
+    dh_path = os.path.join(tmp, "dh.der")
+    with open(dh_path, "wb") as f:
+        f.write(tlv(0x30, b"\x02\x01\x00" + dh_alg + tlv(0x04, keys_int(x))))
+    y = pow(group.g, x, group.p)
+    dh_oid = "0.4.0.127.0.7.2.2.3.1.2"
+    dg14 = synthetic_dg14([
+        tlv(0x30, tlv(0x06, encode_oid(dh_oid)) + b"\x02\x01\x01"),
+        tlv(0x30, tlv(0x06, encode_oid(keys.ID_PK_DH)) + tlv(0x30, dh_alg + tlv(
+            0x03, b"\x00" + keys_int(y))))])
+    gen = dict(files, DG14=dg14)
+    del gen["DG15"]
+    chip = eac_chip(gen, ca_key=dh_path)
+    r = Reader(Direct(chip))
+    term = Terminal(r)
+    r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    r.bac(mrz)
+    from .aa_ca_client import Dg14, kdf
+    info = Dg14(dg14)
+    t = group.random_exponent()
+    sw = term.send_key(info, group.encode(pow(group.g, t, group.p)))
+    secret = group.encode(pow(y, t, group.p))
+    r.keys, r.cipher, r.ssc = (kdf(secret, 1, 2), kdf(secret, 2, 2)), "AES", 0
+    check(sw == 0x9000 and r.read_short(0x0101, 1) == files["DG1"],
+          "generated: CA %s (RFC 5114 1024/160), DG1 under the new keys" % dh_oid)
+    _, sw = r.sm(0x88, 0, 0, os.urandom(8), ne=256)
+    check(sw == 0x6D00, "no DG15: INTERNAL AUTHENTICATE -> 6D00 (%04X)" % sw)
+
+    # fault options and status words (fixture)
+    chip = eac_chip(files, aa_bad_signature=True)
+    r = Reader(Direct(chip))
+    term = Terminal(r)
+    r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    r.bac(mrz)
+    check(not term.active_authentication(files["DG15"])[0], "--aa-bad-signature: AA fails")
+    chip = eac_chip(files, ca_wrong_key=True)
+    r = Reader(Direct(chip))
+    term = Terminal(r)
+    r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    r.bac(mrz)
+    info = Dg14(files["DG14"])
+    sw = term.chip_authentication(info, OpenSslAgreement(info.spki))
+    data, sw2 = r.sm(0xB0, 0x81, 0, ne=4)
+    check(sw == 0x9000 and data is None and sw2 == 0x6988 and chip.session is None,
+          "--ca-wrong-key: CA 9000, next command plain 6988, session ended")
+
+    chip = eac_chip(files)
+    r = Reader(Direct(chip))
+    term = Terminal(r)
+
+    def sw_of(apdu):
+        return chip.execute(apdu)[-2:].hex().upper()
+    check(sw_of(bytes.fromhex("0088000008") + bytes(8) + b"\x00") == "6982",
+          "plain INTERNAL AUTHENTICATE without SM -> 6982")
+    check(sw_of(bytes.fromhex("002241A405910300AABB")) == "6982",
+          "plain MSE:Set KAT without SM -> 6982")
+    r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    r.bac(mrz)
+    sws = [r.sm(0x88, 1, 0, bytes(8), ne=256)[1], r.sm(0x88, 0, 0, bytes(8))[1],
+           r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid("0.4.0.127.0.7.2.2.3.2.4")))[1],
+           r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid(aes128)))[1],
+           r.sm(0x86, 0, 0, tlv(0x7C, tlv(0x80, bytes(65))))[1],
+           r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid(aes128)))[1],
+           r.sm(0x86, 0, 0, tlv(0x7C, tlv(0x81, bytes(65))), ne=256)[1],
+           r.sm(0x22, 0x41, 0xB6, b"")[1]]
+    check(["%04X" % s for s in sws] ==
+          ["6A86", "6700", "6A80", "9000", "6700", "9000", "6A80", "6A86"] and r.keys,
+          "AA P1 01 -> 6A86, no Le -> 6700; MSE:Set AT other OID -> 6A80; GA without "
+          "Le -> 6700, DO'81' -> 6A80; MSE 41B6 -> 6A86; session kept (%s)" %
+          " ".join("%04X" % s for s in sws))
+    plain = EmrtdOS(files)
+    r = Reader(Direct(plain))
+    r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    r.bac(mrz)
+    sws = [r.sm(0x88, 0, 0, bytes(8), ne=256)[1], r.sm(0x22, 0x41, 0xA6, tlv(0x91, bytes(65)))[1]]
+    check(sws == [0x6D00, 0x6D00], "chip without AA/CA keys: INTERNAL AUTHENTICATE, MSE -> 6D00")
+
+    # keys that do not match DG14/DG15 are refused
+    pki = os.path.join(ROOT, "Fixtures", "pki")
+    for what, kw in (("DG15", dict(aa_key=os.path.join(pki, "TEST-ONLY-dsc-UTO.key.pem"))),
+                     ("DG14", dict(ca_key=os.path.join(pki, "TEST-ONLY-dsc-UTO-p256.key.pem"))),
+                     ("DG14", dict(ca_key=aa_path))):
+        try:
+            eac_chip(files, **kw)
+            check(False, "a key that does not match %s is refused" % what)
+        except ValueError as e:
+            check("does not match" in str(e), "a key that does not match %s is refused: %s" %
+                  (what, str(e).split(" does")[0].rsplit("/", 1)[-1]))
+    check(verify_aa(files["DG15"], b"12345678", bytes(128))[0] is False,
+          "terminal: a zero signature does not verify")
+    tmp_dir.cleanup()
+
+
+def keys_int(n):
+    return tlv(0x02, n.to_bytes(n.bit_length() // 8 + 1, "big"))
+
+
 def main():
     icao_vectors()
     mrz_cases()
     round_trip()
+    eac_round_trip()
     from . import openpace
     if openpace.available():
         pace_vectors()

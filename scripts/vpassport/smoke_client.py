@@ -2,6 +2,7 @@
 """Smoke test: a small BAC/PACE reader that talks to the virtual passport via PC/SC.
 
   /usr/bin/python3 scripts/vpassport/smoke_client.py DUMP_DIR MRZ_INFO [--all] [--scenario S]
+                                                     [--slot N]
 
 MRZ_INFO is document number+check digit, birth date+cd, expiry date+cd, e.g.
 C11T002JM496081222310314. Without --all it tests the card that is running
@@ -10,7 +11,8 @@ starts the card itself (scripts/virtual-passport) in the normal,
 --no-extended-length and --drop-during DG2 configurations and, when OpenPACE
 is installed, with --pace: GM ECDH, --dh, --mapping im (ECDH and DH),
 --mapping cam (only if DUMP_DIR has CardSecurity.bin, e.g. Fixtures/passport-pace)
-and a wrong-CAN run with --no-bac.
+and a wrong-CAN run with --no-bac. --slot N (default $VIRTUAL_PASSPORT_SLOT or 0)
+picks the vpcd slot, for the card it starts and the reader it talks to.
 
 The reader side (APDU encoding, SM wrapping of commands, unwrapping of
 responses, AES-CBC/CMAC with pycryptodome) is written separately from the
@@ -62,13 +64,22 @@ def encode(cla, ins, p1, p2, data=b"", ne=None, extended=False):
     return apdu
 
 
+def slot_reader(slot=None):
+    """PC/SC name of a vpcd slot (default: $VIRTUAL_PASSPORT_SLOT, else 0)."""
+    if slot is None:
+        slot = int(os.environ.get("VIRTUAL_PASSPORT_SLOT", "0"))
+    return "Virtual PCD 00 %02d" % slot
+
+
 class PcscTransport:
-    def __init__(self, reader_prefix="Virtual PCD"):
+    def __init__(self, reader=None):
         from smartcard import scard
         self.scard = scard
         rv, self.ctx = scard.SCardEstablishContext(scard.SCARD_SCOPE_USER)
         rv, readers = scard.SCardListReaders(self.ctx, [])
-        self.reader = next(r for r in readers if r.startswith(reader_prefix))
+        self.reader = reader or slot_reader()
+        if self.reader not in (readers or []):
+            raise CardGone("no reader %r (readers: %s)" % (self.reader, readers))
         rv, self.card, proto = scard.SCardConnect(
             self.ctx, self.reader, scard.SCARD_SHARE_SHARED, scard.SCARD_PROTOCOL_T1)
         if rv != scard.SCARD_S_SUCCESS:
@@ -535,7 +546,10 @@ def main():
     p.add_argument("--all", action="store_true", help="start the card for each scenario")
     p.add_argument("--scenario", choices=["normal", "no-extended", "drop"] + list(PACE_SCENARIOS),
                    default="normal")
+    p.add_argument("--slot", type=int, help="vpcd slot (default $VIRTUAL_PASSPORT_SLOT or 0)")
     args = p.parse_args()
+    if args.slot is not None:
+        os.environ["VIRTUAL_PASSPORT_SLOT"] = str(args.slot)   # the launcher reads it too
     c = Checker()
     scenarios = [("normal", []), ("no-extended", ["--no-extended-length"]),
                  ("drop", ["--drop-during", "DG2"])]
