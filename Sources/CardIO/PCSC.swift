@@ -144,6 +144,10 @@ public final class PCSCCard: CardTransport {
         let rv = SCardConnect(context, reader, PCSCConstant.shareShared,
                               PCSCConstant.protocolT1 | PCSCConstant.protocolT0, &handle, &activeProtocol)
         try PCSCCard.check(rv, reader: reader)
+        // Start from a fresh chip state (master file selected, no session left by another program).
+        let reset = SCardReconnect(handle, PCSCConstant.shareShared, PCSCConstant.protocolT1 | PCSCConstant.protocolT0,
+                                   PCSCConstant.resetCard, &activeProtocol)
+        try PCSCCard.check(reset, reader: reader)
         atr = try readATR()
     }
 

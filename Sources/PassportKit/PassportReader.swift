@@ -131,7 +131,7 @@ public final class PassportReader {
     /// BAC-only chips).
     private func readCardAccess() throws -> [UInt8]? {
         var response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.shortFID, p2: 0, ne: 256))
-        if !response.status.isSuccess && response.status != .endOfFileWarning {
+        if !response.status.isSuccess && response.status != .endOfFileWarning && response.status != .fileNotFound {
             // Maybe an application is still selected from an earlier session: select the master file.
             let mf = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: [0x3F, 0x00]))
             guard mf.status.isSuccess else { return nil }

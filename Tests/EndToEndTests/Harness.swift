@@ -101,3 +101,8 @@ enum Harness {
         return url
     }
 }
+
+/// Every suite that drives the virtual passport through pcscd lives inside this one, which
+/// runs them one after another: they share one virtual reader.
+@Suite(.serialized, .enabled(if: Harness.stackAvailable, "pcscd, vpcd or python3-virtualsmartcard not installed (run scripts/setup)"))
+enum VirtualPassportStack {}

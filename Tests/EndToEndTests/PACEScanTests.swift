@@ -5,7 +5,8 @@ import TestSupport
 
 /// PACE through pcscd against the virtual passport, whose PACE side is OpenPACE: every offered
 /// profile, MRZ and CAN, gives the same data as BAC.
-@Suite(.serialized, .enabled(if: Harness.stackAvailable, "pcscd, vpcd or python3-virtualsmartcard not installed (run scripts/setup)"))
+extension VirtualPassportStack {
+@Suite(.serialized)
 final class PACEScans {
     static let fixture = TestPaths.fixtures.appendingPathComponent("passport-pace")
     static let mrzArguments = ["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930"]
@@ -63,4 +64,5 @@ final class PACEScans {
         #expect((r.json?["access_protocol"] as? String)?.hasPrefix("PACE ECDH-GM") == true)
         #expect(r.json?["extended_length"] as? Bool == false)
     }
+}
 }

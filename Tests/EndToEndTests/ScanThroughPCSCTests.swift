@@ -5,7 +5,8 @@ import TestSupport
 
 /// End to end through the real stack: pcscd + vpcd + the virtual passport (an independent
 /// Python chip on python3-virtualsmartcard) + the `passport` executable.
-@Suite(.serialized, .enabled(if: Harness.stackAvailable, "pcscd, vpcd or python3-virtualsmartcard not installed (run scripts/setup)"))
+extension VirtualPassportStack {
+@Suite(.serialized)
 final class ScanThroughPCSC {
     static let fixture = TestPaths.fixtures.appendingPathComponent("passport")
     static let keyArguments = ["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930"]
@@ -46,9 +47,11 @@ final class ScanThroughPCSC {
         #expect(document["expiry_date"] as? String == "2034-09-30")
         try expectDumpEqualsFixture(out)
         let apdus = try #require(json["apdus"] as? Int)
-        // select + BAC (2) + one read per file with extended length (8) + chip authentication
-        // (2) + active authentication (1); DG2 alone needs ~100 short reads.
-        if extendedLength { #expect(apdus <= 14) } else { #expect(apdus > 90) }
+        // EF.CardAccess (1, absent) + select + BAC (3) + one read per file with extended length
+        // (8) + chip authentication (2) + active authentication (1); DG2 alone needs ~100 short reads.
+        if extendedLength { #expect(apdus <= 15) } else { #expect(apdus > 90) }
+        #expect((json["chip_authentication"] as? [String: Any])?["status"] as? String == "passed")
+        #expect((json["active_authentication"] as? [String: Any])?["status"] as? String == "passed")
         print("scan extended=\(extendedLength): \(apdus) APDUs, \(json["seconds"] ?? "?") s")
     }
 
@@ -148,4 +151,5 @@ final class ScanThroughPCSC {
         try expectDumpEqualsFixture(out, fixture: dump)
         print("40 KB DG5, extended=\(extendedLength): \(r.json?["apdus"] ?? "?") APDUs, \(r.json?["seconds"] ?? "?") s")
     }
+}
 }
