@@ -11,7 +11,7 @@ public struct P256PublicKey: Sendable, Equatable, Hashable {
         self.x = x
         self.y = y
         // Reject points that are not on the curve before anyone relies on them.
-        _ = try evpKey()
+        EVP_PKEY_free(try evpKey())
     }
 
     /// From SEC1 compressed (33 bytes) or uncompressed (65 bytes) encoding.
