@@ -20,12 +20,14 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
+        .systemLibrary(name: "CNFC", path: "Sources/CNFC", pkgConfig: "libnfc",
+                       providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CLeptonica", path: "Sources/CLeptonica", pkgConfig: "lept",
                        providers: [.apt(["libleptonica-dev"])]),
 
         .target(name: "MRZ"),
         .target(name: "LDS", dependencies: ["MRZ"]),
-        .target(name: "CardIO", dependencies: ["CPCSCLite"]),
+        .target(name: "CardIO", dependencies: ["CPCSCLite", "CNFC"]),
         .target(name: "DocumentSecurity", dependencies: ["LDS", "CardIO", "MRZ", "COpenSSL"]),
         .target(name: "Credentials", dependencies: ["COpenSSL"]),
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),

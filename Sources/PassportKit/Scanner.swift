@@ -14,6 +14,9 @@ public struct ScanRequest: Sendable {
     /// Seconds to wait for a passport on the reader.
     public var timeout: Double
     public var allowExtendedLength: Bool
+    /// Read through libnfc instead of PC/SC; `nfcDevice` is a connstring (nil: the first device).
+    public var useNFC = false
+    public var nfcDevice: String?
 
     public init(reader: String? = nil, accessKey: MRZAccessKey?, can: String? = nil, timeout: Double = 15, allowExtendedLength: Bool = true) {
         self.reader = reader
@@ -35,18 +38,30 @@ public enum PassportScanner {
         if let can = request.can, can.isEmpty || !can.allSatisfy(\.isNumber) {
             throw MRZError.invalidField("The CAN is the 6-digit card access number printed on the data page.")
         }
-        let context = try PCSCContext()
-        let reader = try context.resolveReader(request.reader)
-        if try !context.isCardPresent(reader: reader) {
-            events(.waitingForCard(reader: reader))
-            try context.waitForCard(reader: reader, timeout: request.timeout)
+        let transport: CardTransport
+        var keepAlive: [AnyObject] = []
+        if request.useNFC {
+            let context = try NFCContext()
+            let device = try context.open(request.nfcDevice)
+            events(.waitingForCard(reader: device.name))
+            transport = try device.waitForCard(timeout: request.timeout)
+            keepAlive = [context, device]
+        } else {
+            let context = try PCSCContext()
+            let reader = try context.resolveReader(request.reader)
+            if try !context.isCardPresent(reader: reader) {
+                events(.waitingForCard(reader: reader))
+                try context.waitForCard(reader: reader, timeout: request.timeout)
+            }
+            let card = try context.connect(reader: reader)
+            transport = card
+            keepAlive = [context]
         }
-        let card = try context.connect(reader: reader)
-        defer { card.disconnect() }
-        let channel = ISO7816Channel(transport: card, allowExtendedLength: request.allowExtendedLength)
+        defer { (transport as? PCSCCard)?.disconnect(); keepAlive.removeAll() }
+        let channel = ISO7816Channel(transport: transport, allowExtendedLength: request.allowExtendedLength)
         channel.trace = trace
         channel.summary = summary
-        events(.connected(reader: reader, extendedLength: channel.supportsExtendedLength))
+        events(.connected(reader: transport.readerName, extendedLength: channel.supportsExtendedLength))
         return try PassportReader(channel: channel, events: events).read(access: AccessCredentials(mrz: request.accessKey, can: request.can))
     }
 }

@@ -8,24 +8,34 @@ struct ReadersCommand: ParsableCommand {
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
+        var entries: [[String: Any]] = []
+        var problems: [String] = []
         do {
             let context = try PCSCContext()
-            let readers = try context.readers()
-            let entries: [[String: Any]] = readers.map { name in
-                ["name": name, "backend": "pcsc", "card_present": (try? context.isCardPresent(reader: name)) ?? false]
+            for name in try context.readers() {
+                entries.append(["name": name, "backend": "pcsc", "card_present": (try? context.isCardPresent(reader: name)) ?? false])
             }
-            if json {
-                printJSON(["ok": true, "readers": entries])
-            } else if readers.isEmpty {
-                print("No PC/SC readers found. Plug in a reader; see the README for udev rules and pcscd.")
-            } else {
-                for entry in entries {
-                    let present = entry["card_present"] as? Bool == true ? "card present" : "no card"
-                    print("\(entry["name"]!)  [pcsc, \(present)]")
-                }
-            }
+        } catch let error as CardIOError where error == .serviceUnavailable || error == .noReaders {
+            problems.append(error.description)
         } catch {
             throw fail(error, json: json)
         }
+        if let nfc = try? NFCContext() {
+            for connstring in nfc.devices() { entries.append(["name": connstring, "backend": "libnfc"]) }
+        }
+        let usb = USBReaders.scan()
+        problems += usb.compactMap(\.advice)
+        if json {
+            printJSON(["ok": true, "readers": entries, "problems": problems])
+            return
+        }
+        if entries.isEmpty {
+            print("No readers found. Plug in a reader; see the README for pcscd, the udev rules and libnfc.")
+        }
+        for entry in entries {
+            let present = entry["backend"] as? String == "pcsc" ? (entry["card_present"] as? Bool == true ? ", card present" : ", no card") : ""
+            print("\(entry["name"]!)  [\(entry["backend"]!)\(present)]")
+        }
+        for problem in problems { print("note: \(problem)") }
     }
 }

@@ -16,6 +16,8 @@ struct ScanCommand: ParsableCommand {
         """)
 
     @Option(help: "Reader name, or part of it (default: the first reader).") var reader: String?
+    @Flag(help: "Read through libnfc (PN53x boards, ACR122U) instead of PC/SC; give a connstring after it to choose the device.") var nfc = false
+    @Argument(help: "With --nfc: the libnfc connstring, e.g. pn532_uart:/dev/ttyUSB0 (default: the first device).") var connstring: String?
     @Option(help: "The MRZ lines, separated by a newline or a literal \\n.") var mrz: String?
     @Option(help: "Document number as printed in the MRZ.") var documentNumber: String?
     @Option(help: "Birth date YYMMDD.") var birth: String?
@@ -30,6 +32,7 @@ struct ScanCommand: ParsableCommand {
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func validate() throws {
+        if connstring != nil && !nfc { throw ValidationError("A connstring is only taken with --nfc.") }
         let fields = [documentNumber, birth, expiry].compactMap { $0 }
         if mrz == nil && fields.count != 3 && can == nil {
             throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", or --document-number, --birth and --expiry, or --can.")
@@ -61,7 +64,9 @@ struct ScanCommand: ParsableCommand {
             let destination = URL(fileURLWithPath: out ?? defaultDumpName())
             if FileManager.default.fileExists(atPath: destination.path) { throw DumpError.destinationExists(destination.path) }
             if traceApdus { printError("warning: the APDU trace below contains session keys and personal data. Do not share it.") }
-            let request = ScanRequest(reader: reader, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
+            var request = ScanRequest(reader: reader, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
+            request.useNFC = nfc
+            request.nfcDevice = connstring
             let contents = try PassportScanner.scan(
                 request,
                 trace: traceApdus ? { c, r in printError("> \(hexString(c))\n< \(hexString(r))") } : nil,

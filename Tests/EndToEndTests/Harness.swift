@@ -57,7 +57,16 @@ enum Harness {
         env.merge(environment) { $1 }
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
-        let rc = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        // Children start with no blocked signals: the test runner's threads block some (SIGUSR1
+        // among them), and a blocked mask would be inherited by every process the child starts.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let rc = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
         guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
 
         var status: Int32 = 0

@@ -1,0 +1,126 @@
+import CNFC
+import Foundation
+
+/// libnfc (PN53x boards, ACR122U used directly): devices by connstring, ISO 14443-4 targets.
+public final class NFCContext {
+    private let context: OpaquePointer
+
+    public init() throws {
+        // libnfc logs its own bus-scan errors to stderr ("Unable to find USB busses" in containers);
+        // keep them out unless the user asked for libnfc's log level.
+        if getenv("LIBNFC_LOG_LEVEL") == nil { setenv("LIBNFC_LOG_LEVEL", "0", 0) }
+        var created: OpaquePointer?
+        nfc_init(&created)
+        guard let created else { throw CardIOError.libraryMissing("libnfc could not start (nfc_init)") }
+        context = created
+    }
+
+    deinit { nfc_exit(context) }
+
+    /// Connstrings of the devices libnfc finds (USB, serial ports it scans, `LIBNFC_DEVICE`).
+    public func devices() -> [String] {
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        let used = passport_nfc_list(context, &buffer, buffer.count)
+        return buffer[0..<used].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    }
+
+    /// Opens `connstring`, or the first device found.
+    public func open(_ connstring: String?) throws -> NFCDevice {
+        let device: OpaquePointer?
+        if let connstring {
+            device = nfc_open(context, connstring)
+        } else {
+            device = nfc_open(context, nil)
+        }
+        guard let device else {
+            if let connstring { throw CardIOError.readerNotFound(requested: connstring, available: devices()) }
+            throw CardIOError.noReaders
+        }
+        return try NFCDevice(device)
+    }
+}
+
+/// An open libnfc device in initiator (reader) mode.
+public final class NFCDevice {
+    let device: OpaquePointer
+    public let name: String
+
+    init(_ device: OpaquePointer) throws {
+        self.device = device
+        name = String(cString: nfc_device_get_name(device))
+        guard nfc_initiator_init(device) >= 0 else {
+            let message = String(cString: nfc_strerror(device))
+            nfc_close(device)
+            throw CardIOError.transmissionFailed(code: 0, message: "libnfc could not initialise \(name): \(message)")
+        }
+        // Return at once when no card is in the field, so that waiting is under our control.
+        _ = nfc_device_set_property_bool(device, NP_INFINITE_SELECT, false)
+    }
+
+    deinit { nfc_close(device) }
+
+    /// Polls for an ISO 14443 type A or B target until `timeout` seconds have passed.
+    public func waitForCard(timeout: Double) throws -> NFCCard {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            for typeB in [false, true] {
+                let target = UnsafeMutablePointer<nfc_target>.allocate(capacity: 1)
+                if passport_nfc_select(device, typeB ? 1 : 0, target) > 0 {
+                    return NFCCard(device: self, target: target)
+                }
+                target.deallocate()
+            }
+            usleep(100_000)
+        } while Date() < deadline
+        throw CardIOError.noCard(reader: name, seconds: timeout)
+    }
+}
+
+/// A card selected through libnfc. APDUs travel in raw PN53x InDataExchange frames so that
+/// extended-length commands and answers fit (libnfc's own call stops at 264 bytes).
+public final class NFCCard: CardTransport {
+    private let device: NFCDevice
+    private let target: UnsafeMutablePointer<nfc_target>
+    public let atr: [UInt8]
+    public var readerName: String { device.name }
+    /// Milliseconds to wait for one answer.
+    public var timeoutMilliseconds: Int32 = 5000
+    private var receive = [UInt8](repeating: 0, count: 65_536 + 64)
+
+    init(device: NFCDevice, target: UnsafeMutablePointer<nfc_target>) {
+        self.device = device
+        self.target = target
+        // The ATR PC/SC builds for contactless cards: 3B 8n 80 01, the ATS historical bytes, TCK.
+        var historical = [UInt8](repeating: 0, count: 15)
+        let count = passport_nfc_historical_bytes(target, &historical, 15)
+        var atr: [UInt8] = [0x3B, 0x80 | UInt8(count), 0x80, 0x01] + historical.prefix(count)
+        atr.append(atr.dropFirst().reduce(0, ^))
+        self.atr = atr
+    }
+
+    deinit { target.deallocate() }
+
+    static let maxFrameData = 262
+
+    public func transmit(raw: [UInt8]) throws -> [UInt8] {
+        var offset = 0
+        while true {
+            let piece = min(NFCCard.maxFrameData, raw.count - offset)
+            let more = offset + piece < raw.count
+            // InDataExchange, target 1, MI (0x40) on every piece but the last.
+            let frame: [UInt8] = [0x40, more ? 0x41 : 0x01] + raw[offset..<(offset + piece)]
+            let result = pn53x_transceive(device.device, frame, frame.count, &receive, receive.count, Int32(timeoutMilliseconds))
+            guard result >= 1 else { throw lost(result) }
+            offset += piece
+            if more { continue }
+            // The first byte is the PN53x status (0 = success); the rest is the response APDU.
+            return Array(receive[1..<Int(result)])
+        }
+    }
+
+    /// A failed exchange: the card left the field, or the reader failed.
+    private func lost(_ code: Int32) -> CardIOError {
+        if nfc_initiator_target_is_present(device.device, target) < 0 { return .cardRemoved }
+        return .transmissionFailed(code: UInt32(bitPattern: code), message: "libnfc: \(String(cString: nfc_strerror(device.device)))")
+    }
+}

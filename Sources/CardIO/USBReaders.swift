@@ -1,0 +1,48 @@
+import Foundation
+
+/// Contactless readers on the USB bus that the user may not be allowed to open: found in sysfs
+/// by vendor and product id, checked for read/write access to their /dev/bus/usb node and for
+/// the kernel's NFC driver holding them (which keeps libnfc out).
+public enum USBReaders {
+    public struct Finding: Sendable, Equatable {
+        public let model: String
+        public let devicePath: String
+        public let accessible: Bool
+        public let kernelDriver: String?
+        public var advice: String? {
+            if !accessible {
+                return "\(model) at \(devicePath) is present but not accessible: install udev/60-passport-readers.rules (see README) and add yourself to the plugdev group."
+            }
+            if let kernelDriver, kernelDriver.hasPrefix("pn533") {
+                return "\(model) is claimed by the kernel driver \(kernelDriver): install udev/blacklist-passport-nfc.conf to use it through libnfc."
+            }
+            return nil
+        }
+    }
+
+    static let known: [String: String] = [
+        "072f:2200": "ACS ACR122U", "072f:223b": "ACS ACR1252U", "072f:224f": "ACS ACR1255U-J1",
+        "04e6:5591": "SCM SCL3711", "04e6:5790": "Identiv uTrust 3700 F", "04e6:5724": "Identiv uTrust 4701 F",
+        "04cc:2533": "NXP PN533", "054c:02e1": "Sony RC-S360",
+    ]
+
+    public static func scan(sysfs: String = "/sys/bus/usb/devices") -> [Finding] {
+        let fm = FileManager.default
+        guard let entries = try? fm.contentsOfDirectory(atPath: sysfs) else { return [] }
+        var findings: [Finding] = []
+        for entry in entries {
+            let base = "\(sysfs)/\(entry)"
+            func read(_ name: String) -> String? {
+                (try? String(contentsOfFile: "\(base)/\(name)", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            guard let vendor = read("idVendor"), let product = read("idProduct"),
+                  let model = known["\(vendor):\(product)"],
+                  let bus = read("busnum").flatMap(Int.init), let device = read("devnum").flatMap(Int.init) else { continue }
+            let path = String(format: "/dev/bus/usb/%03d/%03d", bus, device)
+            let accessible = access(path, R_OK | W_OK) == 0
+            let driver = (try? fm.destinationOfSymbolicLink(atPath: "\(base):1.0/driver")).map { URL(fileURLWithPath: $0).lastPathComponent }
+            findings.append(Finding(model: model, devicePath: path, accessible: accessible, kernelDriver: driver))
+        }
+        return findings
+    }
+}
