@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "passport", targets: ["passport"]),
+        .executable(name: "passport-prover", targets: ["passport-prover"]),
         .library(name: "PassportKit", targets: ["PassportKit"]),
         // The building blocks on their own, for the fuzzing package in Fuzz/ and for embedders.
         .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials"]),
@@ -31,7 +32,10 @@ let package = Package(
         .target(name: "DocumentSecurity", dependencies: ["LDS", "CardIO", "MRZ", "COpenSSL"]),
         .target(name: "Credentials", dependencies: ["COpenSSL"]),
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
-        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "ImageCodecs"]),
+        .target(name: "CUniFFI"),
+        .target(name: "Proving", dependencies: ["CUniFFI"]),
+        .executableTarget(name: "passport-prover", dependencies: ["Proving"]),
+        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "ImageCodecs", "Proving"]),
         .executableTarget(name: "passport", dependencies: [
             "PassportKit", "Credentials", "ImageCodecs",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -45,6 +49,7 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "DocumentSecurity", "TestSupport"]),
+        .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "TestSupport"]),
     ]
 )

@@ -3,6 +3,7 @@ import DocumentSecurity
 import Foundation
 import LDS
 import MRZ
+import Proving
 
 /// Turns a verified dump into derived claims and a self-issued credential. Nothing from the MRZ
 /// leaves this type except the derived facts (and the nationality when asked for).
@@ -37,7 +38,8 @@ public enum CredentialIssuer {
     }
 
     public static func issue(dump: DumpFolder, trust: TrustStore, keyStore: KeyStore, format: CredentialFormat,
-                             includeNationality: Bool, prover: ProverChoice, now: Date = Date()) throws -> Outcome {
+                             includeNationality: Bool, prover: ProverChoice, proverConfiguration: ProverRunner.Configuration? = nil,
+                             proverRunner: ProverRunner = .besideCurrentExecutable(), now: Date = Date()) throws -> Outcome {
         let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
         guard report.passed else { throw IssueError.notVerified(report.failures) }
         guard let dg1Bytes = dump.files[.dataGroup(1)],
@@ -53,11 +55,26 @@ public enum CredentialIssuer {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let eighteenth = calendar.date(byAdding: .year, value: 18, to: birth)!
 
-        let fallbackReason: String? = switch prover {
-        case .none: "no zero-knowledge proof requested (--prover none)"
-        case .auto, .mopro: "no mopro prover library is configured on this machine; issued the SD-JWT credential instead"
+        // The zero-knowledge path: mopro's prover in a child process; any failure falls back.
+        var fallbackReason: String?
+        var proofEvidence: [String: Any]?
+        switch (prover, proverConfiguration) {
+        case (.none, _):
+            fallbackReason = "no zero-knowledge proof requested (--prover none)"
+        case (_, nil):
+            fallbackReason = "no mopro prover library is configured (--prover-library, PASSPORT_MOPRO_LIBRARY or ~/.config/passport/prover.json)"
+        case (_, let configuration?):
+            let inputs = CircuitInputs.compareAge(dg1: dg1Bytes, expiryYYMMDD: mrz.expiryDate, currentDate: now)
+            switch proverRunner.prove(inputs: inputs, configuration: configuration) {
+            case .success(let proof):
+                proofEvidence = ["system": "UltraHonk (Noir via mopro)", "circuit": CircuitInputs.circuitVersion,
+                                 "proof": Base64URL.encode(proof.proof),
+                                 "verification_key_sha256": OpenSSLCrypto.digest(.sha256, proof.verificationKey).map { String(format: "%02x", $0) }.joined()]
+            case .failure(let error):
+                fallbackReason = "\(error); issued the SD-JWT credential instead"
+            }
         }
-        let evidence: [String: Any] = [
+        var evidence: [String: Any] = [
             "type": "PassiveAuthentication",
             "passive_authentication": "passed",
             "hash_algorithm": report.hashAlgorithm ?? "unknown",
@@ -65,9 +82,11 @@ public enum CredentialIssuer {
             "trust_anchor": ["type": "CSCA", "country": countryOf(report.csca?.subject) ?? mrz.issuingState,
                              "subject": report.csca?.subject ?? ""],
             "data_groups_verified": report.dataGroups.filter { $0.status == .valid }.map(\.number),
-            "active_authentication": "not_performed",
-            "chip_authentication": "not_performed",
+            // Recorded by the scan that made the dump (manifest), when it says.
+            "active_authentication": dump.manifest?.activeAuthentication ?? "not_recorded",
+            "chip_authentication": dump.manifest?.chipAuthentication ?? "not_recorded",
         ]
+        if let proofEvidence { evidence["zero_knowledge_proof"] = proofEvidence }
         let claims = DerivedClaims(ageOver18: eighteenth <= now, isHuman: true,
                                    nationality: includeNationality ? mrz.nationality : nil,
                                    verificationMethod: fallbackReason == nil ? "ZKP Verified" : "NFC Verified",
@@ -95,5 +114,28 @@ public enum CredentialIssuer {
     static func countryOf(_ subject: String?) -> String? {
         subject?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .first { $0.hasPrefix("C=") }.map { String($0.dropFirst(2)) }
+    }
+}
+
+/// Where the mopro prover comes from: `--prover-library`, `PASSPORT_MOPRO_LIBRARY`, or
+/// `$XDG_CONFIG_HOME/passport/prover.json` ({"library", "circuit", "srs", "namespace",
+/// "contract_version", "checksums", "timeout_seconds", "memory_limit_mb"}).
+public enum ProverSettings {
+    public static var configFile: URL { TrustStore.defaultFolder.deletingLastPathComponent().appendingPathComponent("prover.json") }
+
+    public static func resolve(library flag: String?, circuit circuitFlag: String?) -> ProverRunner.Configuration? {
+        let config = (FileManager.default.contents(atPath: configFile.path))
+            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+        guard let library = flag ?? ProcessInfo.processInfo.environment["PASSPORT_MOPRO_LIBRARY"] ?? config["library"] as? String else {
+            return nil
+        }
+        var configuration = ProverRunner.Configuration(library: library, circuit: circuitFlag ?? config["circuit"] as? String ?? "")
+        configuration.srs = config["srs"] as? String
+        if let namespace = config["namespace"] as? String { configuration.expectation.namespace = namespace }
+        if let version = config["contract_version"] as? Int { configuration.expectation.contractVersion = UInt32(version) }
+        if let checksums = config["checksums"] as? [String: Int] { configuration.expectation.checksums = checksums.mapValues { UInt16($0) } }
+        if let timeout = config["timeout_seconds"] as? Double { configuration.timeout = timeout }
+        if let memory = config["memory_limit_mb"] as? Int { configuration.memoryLimitMB = memory }
+        return configuration
     }
 }

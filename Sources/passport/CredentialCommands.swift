@@ -23,6 +23,8 @@ struct IssueCommand: ParsableCommand {
     @OptionGroup var trustOptions: TrustOptions
     @Option(help: "sd-jwt (SD-JWT VC, default) or jwt (VC-JWT).") var format: CredentialFormat = .sdJWT
     @Option(help: "auto, mopro or none: make a zero-knowledge proof when a prover is available.") var prover: CredentialIssuer.ProverChoice = .auto
+    @Option(help: "The mopro Noir prover library (.so); also PASSPORT_MOPRO_LIBRARY or prover.json in the config folder.") var proverLibrary: String?
+    @Option(help: "The compiled circuit (nargo JSON) the prover runs.") var proverCircuit: String?
     @Flag(help: "Also include the holder's nationality.") var nationality = false
     @Option(help: "Write the credential to this file (mode 0600) instead of stdout.") var out: String?
     @Flag(help: "Print one JSON object on stdout.") var json = false
@@ -32,7 +34,8 @@ struct IssueCommand: ParsableCommand {
             let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
             let trust = try trustOptions.sources.load()
             let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, keyStore: KeyStore(), format: format,
-                                                     includeNationality: nationality, prover: prover)
+                                                     includeNationality: nationality, prover: prover,
+                                                     proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuit: proverCircuit))
             if let out {
                 let url = URL(fileURLWithPath: out)
                 FileManager.default.createFile(atPath: url.path, contents: Data(outcome.credential.utf8),
@@ -45,7 +48,8 @@ struct IssueCommand: ParsableCommand {
                 printJSON(["ok": true, "format": outcome.format.rawValue, "holder": outcome.holderDID,
                            "verification_method": outcome.claims.verificationMethod,
                            "trust_level": outcome.claims.trustLevel, "claims": claims,
-                           "prover": ["proof": false, "reason": outcome.proverFallbackReason ?? NSNull()] as [String: Any],
+                           "prover": ["proof": outcome.proverFallbackReason == nil,
+                                      "reason": outcome.proverFallbackReason as Any? ?? NSNull()] as [String: Any],
                            "credential": out == nil ? outcome.credential : NSNull(), "out": out ?? NSNull()])
             } else if out == nil {
                 print(outcome.credential)

@@ -57,3 +57,22 @@ public enum SHA256Test {
         return out
     }
 }
+
+/// The mopro TEST DOUBLE (Tests/ProverDouble/mopro_double.c), compiled with gcc once per run.
+public enum MoproDouble {
+    public static let checksums = ["generate_noir_proof": 11111, "get_noir_verification_key": 22222, "verify_noir_proof": 33333]
+
+    public static let library: String? = {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("libmopro_double-\(getpid()).so").path
+        let source = TestPaths.projectRoot.appendingPathComponent("Tests/ProverDouble/mopro_double.c").path
+        var argv: [UnsafeMutablePointer<CChar>?] = []
+        for argument in ["/usr/bin/gcc", "-shared", "-fPIC", "-O1", "-o", out, source] { argv.append(argument.withCString { strdup($0) }) }
+        argv.append(nil)
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/usr/bin/gcc", nil, nil, argv, environ) == 0 else { return nil }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return status == 0 ? out : nil
+    }()
+}

@@ -1,0 +1,1 @@
+/* Types only: see include/uniffi_abi.h. */
