@@ -29,6 +29,8 @@ public final class ISO7816Channel: CardChannel {
     /// Called with a one-line description of every exchange: instruction, parameters, lengths
     /// and status, never the data (safe for verbose logs).
     public var summary: ((String) -> Void)?
+    /// Bounds the time one exchange may take (see ExchangeWatchdog).
+    public var watchdog: ExchangeWatchdog?
     /// Repeat a command with the Le a 6Cxx names. Must be off under secure messaging, where a
     /// repeated command would carry a stale send-sequence counter.
     public var retriesWrongLength = true
@@ -65,6 +67,8 @@ public final class ISO7816Channel: CardChannel {
     private func exchange(_ bytes: [UInt8]) throws -> ResponseAPDU {
         apduCount += 1
         let started = DispatchTime.now().uptimeNanoseconds
+        watchdog?.begin()
+        defer { watchdog?.end() }
         let raw = try transport.transmit(raw: bytes)
         trace?(bytes, raw)
         let response = try ResponseAPDU(encoded: raw)

@@ -12,6 +12,8 @@ final class ChipFileReader {
     /// Current chunk size; starts large with extended length and shrinks on 6700/6Cxx/6B00.
     private(set) var chunk: Int
     private(set) var usingExtendedLength: Bool
+    /// The bytes of the file being read so far, kept when a read fails so it can be resumed.
+    private(set) var partial: [UInt8] = []
 
     init(channel: CardChannel, maxShortPlaintext: Int, maxExtendedPlaintext: Int?) {
         self.channel = channel
@@ -31,8 +33,16 @@ final class ChipFileReader {
         case unavailable(StatusWord)
     }
 
-    /// Reads the whole of `file`; `progress` gets (bytes read, total bytes).
-    func read(_ file: LDSFile, progress: (Int, Int) -> Void) throws -> Outcome {
+    /// Reads the whole of `file`; `progress` gets (bytes read, total bytes). With `resumingAfter`,
+    /// continues a read that an earlier session lost: selects the file and goes on from there.
+    func read(_ file: LDSFile, resumingAfter earlier: [UInt8] = [], progress: (Int, Int) -> Void) throws -> Outcome {
+        partial = earlier
+        if !earlier.isEmpty {
+            let fid = [UInt8(file.fid >> 8), UInt8(file.fid & 0xFF)]
+            let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: fid))
+            guard select.status.isSuccess else { throw ReadError.chipError(file: file, status: select.status) }
+            return .read(try continueReading(file, start: earlier, progress: progress))
+        }
         // First read by short FID: selects the file and gives the TLV header, hence the length.
         var first: ResponseAPDU
         while true {
@@ -65,6 +75,7 @@ final class ChipFileReader {
 
     private func continueReading(_ file: LDSFile, start: [UInt8], progress: (Int, Int) -> Void) throws -> [UInt8] {
         var data = start
+        partial = data
         var total = try TLV.totalLength(ofObjectStartingWith: data[...]) ?? Int.max
         progress(data.count, total == Int.max ? 0 : total)
         while data.count < total {
@@ -83,6 +94,7 @@ final class ChipFileReader {
                 throw ReadError.tooMuchData(file: file, requested: wanted, got: response.data.count)
             }
             data += response.data
+            partial = data
             if total == Int.max, let length = try TLV.totalLength(ofObjectStartingWith: data[...]) { total = length }
             progress(data.count, total)
         }

@@ -13,6 +13,8 @@ public enum ScanEvent: Sendable {
     case reading(file: LDSFile, bytesRead: Int, totalBytes: Int)
     case fileRead(file: LDSFile, bytes: Int)
     case fileUnavailable(file: LDSFile, reason: String)
+    /// The secure session was lost while reading `file`; it is re-established and the read resumed.
+    case recovering(file: LDSFile, reason: String)
 }
 
 /// How one file was read.
@@ -73,6 +75,8 @@ public final class PassportReader {
     }
 
     static let applicationID: [UInt8] = [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
+    /// Sessions re-established per scan before giving up.
+    static let maximumRecoveries = 3
 
     /// The chip authentication public key (an uncompressed point) of EF.CardSecurity, which is
     /// a CMS SignedData over SecurityInfos.
@@ -191,20 +195,33 @@ public final class PassportReader {
         var statistics: [LDSFile: FileReadStatistics] = [:]
         var unavailable: [LDSFile: String] = [:]
 
-        func readFile(_ file: LDSFile) throws {
+        // A lost session (bad MAC, replayed answer, the chip ending secure messaging) is
+        // re-established and the file read resumes where it stopped, a few times per scan.
+        var recoveries = 0
+        func readFile(_ file: LDSFile, recover: Bool = true) throws {
             let fileStart = Date()
             let before = channel.apduCount
-            let outcome: ChipFileReader.Outcome
+            var outcome: ChipFileReader.Outcome
             var lastRead = 0
-            do {
-                outcome = try reader.read(file) { read, total in
-                    lastRead = read
-                    self.events(.reading(file: file, bytesRead: read, totalBytes: total))
+            var resume: [UInt8] = []
+            while true {
+                do {
+                    outcome = try reader.read(file, resumingAfter: resume) { read, total in
+                        lastRead = read
+                        self.events(.reading(file: file, bytesRead: read, totalBytes: total))
+                    }
+                    break
+                } catch let error as CardIOError where error == .cardRemoved {
+                    throw ScanError.interrupted(file: file, bytesRead: lastRead, cause: error.description)
+                } catch let error as SecurityError {
+                    guard recover, recoveries < PassportReader.maximumRecoveries else {
+                        throw ScanError.secureMessagingFailed(file: file, cause: error.description)
+                    }
+                    recoveries += 1
+                    resume = reader.partial
+                    events(.recovering(file: file, reason: error.description))
+                    (secure, reader) = try reopen(access: access, pace: paceResult?.info)
                 }
-            } catch let error as CardIOError where error == .cardRemoved {
-                throw ScanError.interrupted(file: file, bytesRead: lastRead, cause: error.description)
-            } catch let error as SecurityError {
-                throw ScanError.secureMessagingFailed(file: file, cause: error.description)
             }
             switch outcome {
             case .read(let bytes):
@@ -260,7 +277,7 @@ public final class PassportReader {
                     secure = try ca.perform(over: secure, raw: channel)
                     reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
                                             maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
-                    try readFile(next)
+                    try readFile(next, recover: false)
                     chipAuthentication = .passed
                     events(.authenticated(protocol: "Chip Authentication"))
                 } catch let error where error is SecurityError || (error as? ScanError).map(ScanError.isSecureMessagingFailure) == true {

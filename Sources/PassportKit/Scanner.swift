@@ -16,6 +16,8 @@ public struct ScanRequest: Sendable {
     public var allowExtendedLength: Bool
     /// Read through libnfc instead of PC/SC; `nfcDevice` is a connstring (nil: the first device).
     public var useNFC = false
+    /// Seconds one exchange with the chip may take before the scan is abandoned.
+    public var exchangeTimeout: Double = 20
     public var nfcDevice: String?
 
     public init(reader: String? = nil, accessKey: MRZAccessKey?, can: String? = nil, timeout: Double = 15, allowExtendedLength: Bool = true) {
@@ -33,6 +35,7 @@ public enum PassportScanner {
     public static func scan(_ request: ScanRequest,
                             trace: (([UInt8], [UInt8]) -> Void)? = nil,
                             summary: ((String) -> Void)? = nil,
+                            onExchangeTimeout: (@Sendable () -> Void)? = nil,
                             events: @escaping (ScanEvent) -> Void = { _ in }) throws -> ChipContents {
         try request.accessKey?.validate()
         if let can = request.can, can.isEmpty || !can.allSatisfy(\.isNumber) {
@@ -61,6 +64,7 @@ public enum PassportScanner {
         let channel = ISO7816Channel(transport: transport, allowExtendedLength: request.allowExtendedLength)
         channel.trace = trace
         channel.summary = summary
+        if let onExchangeTimeout { channel.watchdog = ExchangeWatchdog(limit: request.exchangeTimeout, onExpire: onExchangeTimeout) }
         events(.connected(reader: transport.readerName, extendedLength: channel.supportsExtendedLength))
         return try PassportReader(channel: channel, events: events).read(access: AccessCredentials(mrz: request.accessKey, can: request.can))
     }

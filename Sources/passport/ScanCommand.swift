@@ -25,6 +25,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Card access number (PACE with the CAN instead of the MRZ).") var can: String?
     @Option(help: "Folder to save the dump in (must not exist).") var out: String?
     @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
+    @Option(help: "Seconds one exchange with the chip may take before the scan is abandoned.") var apduTimeout: Double = 20
     @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
     @Flag(name: .shortAndLong, help: "Describe every exchange with the chip on stderr (no data, no keys).") var verbose = false
     @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
@@ -66,11 +67,20 @@ struct ScanCommand: ParsableCommand {
             if traceApdus { printError("warning: the APDU trace below contains session keys and personal data. Do not share it.") }
             var request = ScanRequest(reader: reader, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
             request.useNFC = nfc
+            request.exchangeTimeout = apduTimeout
+            let limit = apduTimeout, json = self.json
             request.nfcDevice = connstring
             let contents = try PassportScanner.scan(
                 request,
                 trace: traceApdus ? { c, r in printError("> \(hexString(c))\n< \(hexString(r))") } : nil,
                 summary: verbose ? { printError($0) } : nil,
+                onExchangeTimeout: {
+                    // The transmit cannot be interrupted: report and leave (nothing was saved yet).
+                    let message = "The chip did not answer within \(formatted(limit)) s. Nothing was saved. Move the passport a little and scan again."
+                    printError("error: \(message)")
+                    if json { printJSON(["ok": false, "error": ["code": "chip_timeout", "message": message]]) }
+                    Foundation.exit(1)
+                },
                 events: progress.handle)
             progress.finish()
             try DumpWriter.write(contents, to: destination)
@@ -168,6 +178,7 @@ final class ProgressPrinter {
             if isTerminal { update("Reading \(file.name): \(read)/\(total) bytes") }
         case .fileRead(let file, let bytes): line("Read \(file.name): \(bytes) bytes")
         case .fileUnavailable(let file, let reason): line("Skipped \(file.name): \(reason)")
+        case .recovering(let file, let reason): line("Session lost while reading \(file.name) (\(reason)); re-establishing it and resuming")
         }
     }
 
@@ -185,3 +196,5 @@ final class ProgressPrinter {
         printError(text)
     }
 }
+
+func formatted(_ seconds: Double) -> String { seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds) }
