@@ -265,8 +265,11 @@ public final class PassportReader {
         }
         // DG14 first: Chip Authentication replaces the session keys before the rest is read
         // (not after PACE-CAM, which has authenticated the chip already).
-        if com.dataGroups.contains(.dataGroup(14)) && chipAuthentication != .passed {
+        // DG14 and DG15 are looked for even when EF.COM omits them (some chips list them
+        // only in EF.SOD, or nowhere): they decide chip and active authentication.
+        if chipAuthentication != .passed {
             try readFile(.dataGroup(14))
+            if !com.dataGroups.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
             if let dg14 = files[.dataGroup(14)] {
                 // The next file is read under the new keys: a chip without the private key (a copy)
                 // cannot answer it with a valid MAC, which is the proof CA gives.
@@ -289,6 +292,10 @@ public final class PassportReader {
             }
         }
         for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil { try readFile(file) }
+        if !com.dataGroups.contains(.dataGroup(15)) {
+            try readFile(.dataGroup(15))
+            unavailable[.dataGroup(15)] = nil // an unlisted file that is absent is no finding
+        }
         try readFile(.sod)
         guard files[.sod] != nil else { throw ScanError.missingRequiredFile(.sod) }
         guard files[.dataGroup(1)] != nil else { throw ScanError.missingRequiredFile(.dataGroup(1)) }
