@@ -1,6 +1,7 @@
 """Entry points used by scripts/virtual-passport (run with /usr/bin/python3).
 
   serve DUMP_DIR [--no-extended-length] [--drop-during FILE] [--verbose]
+        [--fault KIND@FILE[/0|/any][:once|always|N]]...
         [--pace [--can N] [--mapping gm|im|cam] [--dh] [--no-bac]]
         [--aa-key FILE] [--aa-hash H] [--aa-bad-signature]
         [--ca-key FILE] [--ca-wrong-key]
@@ -206,9 +207,17 @@ def cmd_serve(args):
         if args.ca_wrong_key and chip_ca is None:
             raise ValueError("--ca-wrong-key: this chip has no Chip Authentication "
                              "(needs DG14 and its private key)")
+        from . import faults
+        armed = [faults.parse(spec) for spec in args.fault or []]
+        for fault in armed:
+            if fault.file not in files and not (fault.file == "CardAccess" and pace_chip):
+                log.warning("--fault %s: the dump has no %s, so it never fires",
+                            fault.spec, fault.file)
         chip = EmrtdOS(files, extended_length=not args.no_extended_length,
                        drop_during=drop, verbose=args.verbose, pace=pace_chip,
-                       bac_enabled=not args.no_bac, aa=chip_aa, ca=chip_ca)
+                       bac_enabled=not args.no_bac, aa=chip_aa, ca=chip_ca, faults=armed)
+        for fault in chip.faults.faults:
+            log.info("fault armed: %s", fault.describe())
     except (OSError, ValueError, RuntimeError, IndexError) as e:
         log.error("cannot start the chip: %s", e)
         return 2
@@ -276,6 +285,8 @@ def main(argv=None):
     s.add_argument("dump_dir")
     s.add_argument("--no-extended-length", action="store_true")
     s.add_argument("--drop-during")
+    s.add_argument("--fault", action="append", metavar="KIND@FILE[/0|/any][:COUNT]",
+                   help="inject a fault (repeatable); see README.md")
     s.add_argument("--verbose", action="store_true")
     s.add_argument("--pace", action="store_true")
     s.add_argument("--can")

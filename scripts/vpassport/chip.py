@@ -6,10 +6,12 @@ this file; the comments below say why each one was picked.
 """
 import logging
 import os
+import time
 
 from . import bac
 from .apdu import ChipError, Command, parse_command, parse_tlvs, tlv, tlv_size
 from .dump import FILES, mrz_information
+from .faults import FILLER, Fault, Faults
 from .libvsc import Iso7816OS, SmartcardOS
 from .sm import BacSession
 
@@ -25,6 +27,14 @@ class CardDropped(Exception):
     """Raised to make the card vanish in the middle of a command."""
 
 
+class InjectedStatus(Exception):
+    """--fault status:SW: answer this bare status word (no SM objects)."""
+
+    def __init__(self, sw):
+        super().__init__("%04X" % sw)
+        self.sw = sw
+
+
 def sw_bytes(sw):
     return sw.to_bytes(2, "big")
 
@@ -36,10 +46,14 @@ class EmrtdOS(SmartcardOS):
     """ISO 7816-4 / ICAO 9303 chip OS serving the files of a dump folder."""
 
     def __init__(self, files, extended_length=True, drop_during=None,
-                 verbose=False, pace=None, bac_enabled=True, aa=None, ca=None):
+                 verbose=False, pace=None, bac_enabled=True, aa=None, ca=None, faults=()):
         self.files = files                      # {logical name: bytes}
         self.extended_length = extended_length
-        self.drop_during = drop_during          # logical name or None
+        # --drop-during FILE is --fault drop@FILE (armed first).
+        armed = [Fault("drop@" + drop_during, "drop", drop_during, ">0", 1)] if drop_during else []
+        self.faults = Faults(armed + list(faults))   # faults.py; chip side in _fault_point
+        self.pending_fault = None               # fired by the command being executed
+        self.last_sm_response = None            # for --fault replay@…: the last protected response sent
         self.verbose = verbose
         self.pace = pace                        # pace.PaceChip or None (no PACE)
         self.bac_enabled = bac_enabled
@@ -84,6 +98,7 @@ class EmrtdOS(SmartcardOS):
             self.ca.reset()
 
     def execute(self, msg):
+        self.pending_fault = None
         try:
             return self._execute(bytes(msg))
         except CardDropped:
@@ -139,11 +154,15 @@ class EmrtdOS(SmartcardOS):
                 sw, data = self._dispatch(cmd)
                 if cmd.ne is None:
                     data = b""                  # case 1/3: no data may come back
+                elif self._fault_is("extra"):
+                    data = data[:VPCD_MAX_RESPONSE_DATA]    # more than Ne, on purpose
                 elif len(data) > min(cmd.ne, VPCD_MAX_RESPONSE_DATA):
                     sw, data = 0x6700, b""
                 log.info("%s -> %04X (%d bytes)", self._describe(cmd), sw, len(data))
                 return data + sw_bytes(sw)
             except ChipError as e:
+                sw = e.sw
+            except InjectedStatus as e:
                 sw = e.sw
         log.info("%s -> %04X", self._describe(cmd), sw)
         return sw_bytes(sw)
@@ -179,6 +198,12 @@ class EmrtdOS(SmartcardOS):
         except ChipError as e:
             sw, data = e.sw, b""
             log.info("SM %s: %s", self._describe(inner), e.why)
+        except InjectedStatus as e:
+            # A bare status word instead of a protected response. The session is
+            # kept and the SSC counts it as a response, as a reader's does.
+            s.next_ssc()
+            log.info("SM %s -> %04X in plain (--fault)", self._describe(inner), e.sw)
+            return sw_bytes(e.sw)
         if inner.ne is None:
             data = b""                          # no DO'97': no data may come back
         odd = bool(inner.ins & 1)
@@ -187,13 +212,27 @@ class EmrtdOS(SmartcardOS):
         # Data that does not fit is refused with 6700 (inside DO'99') instead
         # of being silently cut, so a reader asking too much notices it.
         limit = VPCD_MAX_RESPONSE_DATA if cmd.extended else 256
-        if self._wrapped_size(len(data), odd, s.block) > limit:
+        if self._fault_is("extra"):
+            # More than Ne on purpose: only vpcd's framing limits it.
+            while data and self._wrapped_size(len(data), odd, s.block) > VPCD_MAX_RESPONSE_DATA:
+                data = data[:-1]
+        elif self._wrapped_size(len(data), odd, s.block) > limit:
             log.info("%s: %d bytes do not fit a %s response -> 6700",
                      self._describe(inner), len(data),
                      "extended" if cmd.extended else "short")
             sw, data = 0x6700, b""
         log.info("SM %s -> %04X (%d bytes)", self._describe(inner), sw, len(data))
         response = self._wrap(s, sw, data, odd)
+        if self._fault_is("bad-mac"):
+            # Last byte of DO'8E' (before the SW) flipped: the MAC no longer verifies.
+            response = response[:-3] + bytes([response[-3] ^ 0x01]) + response[-2:]
+            log.info("--fault %s: DO'8E' of this response corrupted", self.pending_fault.spec)
+        elif self._fault_is("replay"):
+            log.info("--fault %s: the previous protected response (%d bytes) sent again "
+                     "instead", self.pending_fault.spec, len(self.last_sm_response))
+            response = self.last_sm_response
+        else:
+            self.last_sm_response = response
         if self.next_session is not None and sw == 0x9000:
             # Chip Authentication: this response went out under the old keys,
             # everything from the next command on uses the new ones (SSC 0).
@@ -324,10 +363,31 @@ class EmrtdOS(SmartcardOS):
             tlv(0x82, b"\x01") + tlv(0x83, cmd.data)
         return 0x9000, tlv(0x62, fcp)
 
-    def _check_drop(self, name, offset):
-        if name == self.drop_during and offset > 0:
-            log.info("--drop-during %s: card vanishes at offset %d", name, offset)
+    def _fault_is(self, kind):
+        return self.pending_fault is not None and self.pending_fault.kind == kind
+
+    def _fault_point(self, name, offset):
+        """--fault / --drop-during on a READ BINARY of `name` at `offset`: sleeps
+        (slow), vanishes (drop), answers a status (status) or leaves the fault in
+        pending_fault for the framing (bad-mac, replay) or _read (extra)."""
+        if not self.faults:
+            return
+        slow, other = self.faults.trigger(
+            name, offset, can_replay=self.session is not None and self.last_sm_response is not None)
+        if slow is not None:
+            log.info("--fault %s: answering READ BINARY of %s at offset %d after %g s",
+                     slow.spec, name, offset, slow.seconds)
+            time.sleep(slow.seconds)
+        if other is None:
+            return
+        self.pending_fault = other
+        log.info("--fault %s fires: READ BINARY of %s at offset %d (time %d%s)", other.spec, name,
+                 offset, other.fired, "" if other.times is None else " of %d" % other.times)
+        if other.kind == "drop":
+            log.info("card vanishes at offset %d of %s", offset, name)
             raise CardDropped()
+        if other.kind == "status":
+            raise InjectedStatus(other.sw)
 
     def _read_binary(self, cmd):
         if cmd.p1 & 0x80:                       # short EF identifier in P1
@@ -372,11 +432,19 @@ class EmrtdOS(SmartcardOS):
         if offset >= len(content):
             raise ChipError(0x6B00, "offset %d beyond %s (%d bytes)" %
                             (offset, name, len(content)))
-        self._check_drop(name, offset)
+        self._fault_point(name, offset)
         want = cmd.ne
         while want > 0 and len(frame(bytes(want))) > cmd.ne:
             want -= 1                           # room for the DO'53' header
         chunk = content[offset:offset + want]
+        if self._fault_is("extra"):
+            # N more bytes than the answer would have had: the file's next bytes,
+            # then filler past its end.
+            n = len(chunk) + self.pending_fault.extra
+            chunk = content[offset:offset + n]
+            chunk += bytes([FILLER]) * (n - len(chunk))
+            log.info("--fault %s: %d bytes for Ne=%d", self.pending_fault.spec, n, cmd.ne)
+            return 0x9000, frame(chunk)
         return (0x6282 if want > len(chunk) else 0x9000), frame(chunk)
 
     # --- BAC -------------------------------------------------------------------

@@ -28,6 +28,9 @@
    group, terminal in Python), the unwrap of the JSON file's AES SM example
    (an MSE:Set AT for CA) by the chip's AesSession, the fault options, the
    status words, and key/DG mismatches refused at start.
+6. Fault injection (--fault, faults.py): the option syntax and its errors,
+   and in-process reads under BAC with each kind (drop, bad-mac, replay,
+   status:SW, slow, extra), each point (offset > 0, /0, /any) and count.
 """
 import json
 import os
@@ -681,6 +684,141 @@ def eac_round_trip():
     tmp_dir.cleanup()
 
 
+def fault_cases():
+    print("fault injection (--fault)")
+    import time
+    from . import faults
+    from .chip import CardDropped
+    from .smoke_client import Reader
+    for spec, part in (("bad@DG2", "unknown kind"), ("drop", "one '@'"), ("drop@DG99", "unknown file"),
+                       ("status:9000@DG2", "not an error"), ("status:69@DG2", "4 hex digits"),
+                       ("slow@DG2", "seconds"), ("extra:0@DG2", "extra:N"), ("drop:1@DG2", "no value"),
+                       ("drop@DG2/1", "/0 or /any"), ("drop@DG2:never", "count"),
+                       ("bad-mac@CardAccess", "plain"), ("replay@CardAccess/0", "plain")):
+        try:
+            faults.parse(spec)
+            check(False, "--fault %s refused" % spec)
+        except ValueError as e:
+            check(part in str(e) and spec in str(e), "--fault %s refused: %s" % (spec, part))
+    f = faults.parse("status:6a82@ef0102/any:3")
+    check((f.kind, f.sw, f.file, f.offsets, f.times) == ("status", 0x6A82, "DG2", "any", 3),
+          "--fault status:6a82@ef0102/any:3 parsed")
+    f = faults.parse("extra@SOD:always")
+    check((f.extra, f.times, f.offsets) == (faults.DEFAULT_EXTRA, None, ">0"),
+          "--fault extra@SOD:always parsed")
+
+    rnd = os.urandom
+    files = {"DG1": dg1(td3("X12345678", "900101", "350101")),
+             "COM": tlv(0x60, tlv(0x5F01, b"0107") + tlv(0x5C, b"\x61\x75")),
+             "DG2": tlv(0x75, rnd(1000)), "SOD": tlv(0x77, rnd(300)),
+             "CardAccess": tlv(0x31, rnd(18))}
+    info = cd("X12345678") + cd("900101") + cd("350101")
+    dg2 = files["DG2"]
+
+    def session(*specs):
+        chip = EmrtdOS(files, faults=[faults.parse(x) for x in specs])
+        r = Reader(Direct(chip))
+        r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+        r.bac(info)
+        return chip, r
+
+    def read(r, offset, n):
+        return r.sm(0xB0, offset >> 8, offset & 0xFF, ne=n)
+
+    def raw_read(r, offset, n):
+        """(raw response, SW) without checking it; the reader's SSC advances."""
+        resp = r.t.transmit(r.protect(0xB0, offset >> 8, offset & 0xFF, ne=n))
+        r._next_ssc()
+        return resp, int.from_bytes(resp[-2:], "big")
+
+    # bad-mac: the response arrives, its DO'8E' does not verify; once means once.
+    chip, r = session("bad-mac@DG2")
+    check(r.select_ef(0x0102) == 0x9000 and read(r, 0, 100) == (dg2[:100], 0x9000),
+          "bad-mac@DG2: offset 0 untouched")
+    try:
+        read(r, 100, 100)
+        check(False, "bad-mac@DG2: the MAC of the read at offset 100 fails")
+    except AssertionError as e:
+        check("MAC" in str(e), "bad-mac@DG2: the MAC of the read at offset 100 fails")
+    check(chip.session is not None and read(r, 200, 100) == (dg2[200:300], 0x9000),
+          "bad-mac@DG2 (once): session kept, the next read verifies")
+    chip, r = session("bad-mac@DG2:always")
+    r.select_ef(0x0102)
+    bad = 0
+    for off in (100, 200):
+        try:
+            read(r, off, 100)
+        except AssertionError:
+            bad += 1
+    check(bad == 2, "bad-mac@DG2:always: every read at an offset > 0 fails its MAC")
+
+    # replay: the previous protected response verbatim, which the SSC makes invalid.
+    chip, r = session("replay@DG2")
+    r.select_ef(0x0102)
+    first, _ = raw_read(r, 0, 100)
+    again, sw = raw_read(r, 100, 100)
+    check(again == first and sw == 0x9000, "replay@DG2: the previous response sent again verbatim")
+    check(read(r, 200, 100) == (dg2[200:300], 0x9000), "replay@DG2 (once): the next read is fresh")
+    chip, r = session("replay@COM/0")
+    check(r.read_short(0x011E, 0x1E) == files["COM"],
+          "replay@COM/0: no earlier protected response, nothing replayed")
+
+    # status: a bare SW, session and SSC kept in step with a reader that counts it.
+    chip, r = session("status:6982@DG2:2", "status:6A82@SOD/0", "status:6700@DG1/any")
+    keys = r.keys
+    r.select_ef(0x0102)
+    check(read(r, 0, 100) == (dg2[:100], 0x9000), "status:6982@DG2:2: offset 0 untouched")
+    check(read(r, 100, 100) == (None, 0x6982), "status:6982@DG2:2: bare 6982 at offset 100")
+    r.keys = keys
+    check(read(r, 100, 100) == (None, 0x6982), "status:6982@DG2:2: bare 6982 again")
+    r.keys = keys
+    check(read(r, 100, 100) == (dg2[100:200], 0x9000),
+          "status:6982@DG2:2: third time answered, session and SSC in step")
+    check(r.sm(0xB0, 0x9D, 0, ne=100) == (None, 0x6A82), "status:6A82@SOD/0: bare 6A82 at offset 0")
+    r.keys = keys
+    check(r.sm(0xB0, 0x81, 0, ne=10) == (None, 0x6700), "status:6700@DG1/any: bare 6700")
+
+    # extra: N more bytes than Ne, wrapped properly; filler past the end of the file.
+    chip, r = session("extra@DG2:always", "extra:5@SOD/0")
+    r.select_ef(0x0102)
+    check(read(r, 100, 100) == (dg2[100:216], 0x9000), "extra@DG2: 116 bytes for Ne=100")
+    check(read(r, 100, 231) == (dg2[100:347], 0x9000),
+          "extra@DG2: 247 bytes for a short Ne=231 (response beyond 256 bytes)")
+    end = len(dg2) - 10
+    check(read(r, end, 10) == (dg2[end:] + b"\xee" * 16, 0x9000),
+          "extra@DG2: filler past the end of the file")
+    data, sw = r.sm(0xB1, 0, 0, tlv(0x54, bytes([0, 50])), ne=42)
+    check(sw == 0x9000 and data == tlv(0x53, dg2[50:90 + 16]), "extra@DG2: B1 inside DO'53'")
+    check(r.sm(0xB0, 0x9D, 0, ne=4) == (files["SOD"][:9], 0x9000), "extra:5@SOD/0: 9 bytes for Ne=4")
+    chip = EmrtdOS(files, faults=[faults.parse("extra:6@CardAccess/0")])
+    resp = chip.execute(bytes([0, 0xB0, 0x9C, 0, 4]))
+    check(resp == files["CardAccess"][:10] + b"\x90\x00", "extra:6@CardAccess/0: plain, 10 bytes for Le 4")
+
+    # slow, combined with another fault on the same read.
+    chip, r = session("slow:0.3@DG2", "bad-mac@DG2")
+    r.select_ef(0x0102)
+    t0 = time.monotonic()
+    try:
+        read(r, 100, 100)
+        check(False, "slow:0.3@DG2 with bad-mac@DG2: both fire")
+    except AssertionError:
+        check(time.monotonic() - t0 >= 0.3, "slow:0.3@DG2 with bad-mac@DG2: both fire")
+    t0 = time.monotonic()
+    check(read(r, 200, 100) == (dg2[200:300], 0x9000) and time.monotonic() - t0 < 0.3,
+          "slow:0.3@DG2 (once): the next read is prompt")
+
+    # drop, and --drop-during as its alias.
+    for chip in (session("drop@DG2")[0], EmrtdOS(files, drop_during="DG2")):
+        r = Reader(Direct(chip))
+        r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+        r.bac(info)
+        try:
+            r.read_short(0x0102, 0x02)
+            check(False, "drop@DG2: the card vanishes at an offset > 0")
+        except CardDropped:
+            check(True, "drop@DG2: the card vanishes at an offset > 0")
+
+
 def keys_int(n):
     return tlv(0x02, n.to_bytes(n.bit_length() // 8 + 1, "big"))
 
@@ -690,6 +828,7 @@ def main():
     mrz_cases()
     round_trip()
     eac_round_trip()
+    fault_cases()
     from . import openpace
     if openpace.available():
         pace_vectors()

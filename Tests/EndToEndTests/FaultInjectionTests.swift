@@ -1,0 +1,182 @@
+import Foundation
+import LDS
+import Testing
+import TestSupport
+
+/// Faults injected by the virtual passport (`--fault KIND@FILE[/0|/any][:once|always|N]`, see
+/// scripts/vpassport/README.md) while the reader reads through pcscd. Each one ends in a typed
+/// error with nothing saved, or in a recovery whose dump is byte-identical to the fixture; none
+/// outlasts the exchange timeout.
+///
+/// Most faults sit on DG2 with the chip limited to short APDUs (`--no-extended-length`): DG2
+/// (22 KB) then takes about a hundred READ BINARYs, and a fault without `/0` fires on the first
+/// one at an offset > 0, in the middle of the file. DG2 is read after Chip Authentication, under
+/// AES secure messaging (223 plaintext bytes per short read).
+extension VirtualPassportStack {
+@Suite(.serialized)
+final class FaultInjection {
+    static let fixture = TestPaths.fixtures.appendingPathComponent("passport")
+    static let keyArguments = ["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930"]
+    let work = Harness.temporaryFolder()
+    deinit { try? FileManager.default.removeItem(at: work) }
+
+    /// Starts the fixture with `chipOptions` and scans it with `--json`; the dump goes to a folder
+    /// of its own (`folder`), so a failed scan can be checked to have left nothing at all there.
+    func scan(_ chipOptions: [String], _ scanOptions: [String] = [], timeout: Double = 60,
+              dump: URL = FaultInjection.fixture) throws -> (result: Harness.Result, out: URL, folder: URL) {
+        try Harness.startVirtualPassport(dump, chipOptions)
+        let folder = work.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let out = folder.appendingPathComponent("dump")
+        let r = try Harness.passport(["scan", "--json", "--out", out.path] + scanOptions + Self.keyArguments, timeout: timeout)
+        return (r, out, folder)
+    }
+
+    /// Exit 1, the message and the JSON error code, and no dump: not even a partial folder.
+    func expectFailure(_ r: Harness.Result, folder: URL, out: URL, phrase: String, code: String = "chip_error",
+                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(r.status == 1, "exit \(r.status): \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.stderr.contains(phrase), "no \"\(phrase)\" in: \(r.stderr)", sourceLocation: sourceLocation)
+        let json = try #require(r.json, "no JSON on stdout: \(r.stdout)", sourceLocation: sourceLocation)
+        #expect(json["ok"] as? Bool == false, sourceLocation: sourceLocation)
+        #expect((json["error"] as? [String: Any])?["code"] as? String == code, sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: out.path), "a dump was saved", sourceLocation: sourceLocation)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, sourceLocation: sourceLocation)
+    }
+
+    /// Exit 0 and a dump byte-identical to the fixture (as ScanThroughPCSC checks it).
+    func expectDumpEqualsFixture(_ r: Harness.Result, _ dump: URL, fixture: URL = FaultInjection.fixture,
+                                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(r.status == 0, "scan failed: \(r.stderr)", sourceLocation: sourceLocation)
+        #expect(r.json?["ok"] as? Bool == true, sourceLocation: sourceLocation)
+        let read = try DumpFolder(reading: dump)
+        let original = try DumpFolder(reading: fixture)
+        #expect(read.files.keys.sorted() == original.files.keys.sorted(), sourceLocation: sourceLocation)
+        for (file, bytes) in original.files {
+            #expect(read.files[file] == bytes, "\(file) differs from the fixture", sourceLocation: sourceLocation)
+        }
+        let manifest = try #require(read.manifest, sourceLocation: sourceLocation)
+        for (file, bytes) in original.files {
+            let entry = try #require(manifest.files[file.fileName], sourceLocation: sourceLocation)
+            #expect(entry.size == bytes.count, sourceLocation: sourceLocation)
+            #expect(entry.sha256.count == 64, sourceLocation: sourceLocation)
+        }
+    }
+
+    func recoveries(_ r: Harness.Result, of file: String) -> Int {
+        r.stderr.components(separatedBy: "Session lost while reading \(file) ").count - 1
+    }
+
+    // MARK: the card vanishes
+
+    @Test func dropMidFileLeavesNoDump() throws {
+        let (r, out, folder) = try scan(["--no-extended-length", "--fault", "drop@DG2"])
+        try expectFailure(r, folder: folder, out: out, phrase: "left the reader while DG2", code: "card_removed")
+        #expect(r.seconds < 10)
+    }
+
+    // MARK: lost session: recovered once, a typed error when it keeps happening
+
+    /// A corrupted DO'8E' once: the reader re-establishes the session (BAC) and resumes DG2.
+    @Test(arguments: [["--no-extended-length", "--fault", "bad-mac@DG2"],
+                      ["--fault", "bad-mac@DG2/0"]])
+    func badMACOnceIsRecovered(chipOptions: [String]) throws {
+        let (r, out, _) = try scan(chipOptions)
+        try expectDumpEqualsFixture(r, out)
+        #expect(recoveries(r, of: "DG2") == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("failed its MAC check"))
+    }
+
+    @Test func badMACAlwaysEndsInATypedError() throws {
+        let (r, out, folder) = try scan(["--no-extended-length", "--fault", "bad-mac@DG2:always"])
+        try expectFailure(r, folder: folder, out: out, phrase: "Secure messaging failed while reading DG2")
+        #expect(r.stderr.contains("failed its MAC check"))
+        #expect(recoveries(r, of: "DG2") == 3, "three recoveries, then it gives up: \(r.stderr)")
+        #expect(r.seconds < 10)
+    }
+
+    /// The previous protected response sent again verbatim: the SSC makes its MAC fail.
+    @Test func replayOnceIsRecovered() throws {
+        let (r, out, _) = try scan(["--no-extended-length", "--fault", "replay@DG2"])
+        try expectDumpEqualsFixture(r, out)
+        #expect(recoveries(r, of: "DG2") == 1, "\(r.stderr)")
+    }
+
+    @Test func replayAlwaysEndsInATypedError() throws {
+        let (r, out, folder) = try scan(["--no-extended-length", "--fault", "replay@DG2:always"])
+        try expectFailure(r, folder: folder, out: out, phrase: "Secure messaging failed while reading DG2")
+        #expect(r.stderr.contains("failed its MAC check"))
+        #expect(recoveries(r, of: "DG2") == 3, "\(r.stderr)")
+        #expect(r.seconds < 10)
+    }
+
+    // MARK: bare status words in the middle of a file
+
+    @Test(arguments: [("status:6982@DG2", "The chip answered 6982"),
+                      ("status:6982@DG2:always", "The chip answered 6982"),
+                      ("status:6A82@DG2", "The chip answered 6A82"),
+                      ("status:6700@DG2:always", "The chip answered 6700")])
+    func statusWordMidFileEndsInATypedError(fault: String, phrase: String) throws {
+        let (r, out, folder) = try scan(["--no-extended-length", "--fault", fault])
+        try expectFailure(r, folder: folder, out: out, phrase: phrase)
+        #expect(r.stderr.contains("while reading DG2"))
+        #expect(r.seconds < 10)
+    }
+
+    /// One 6700 ("wrong length"): the reader asks for less and goes on.
+    @Test(arguments: [["--no-extended-length", "--fault", "status:6700@DG2"],
+                      ["--fault", "status:6700@DG2/0"]])
+    func wrongLengthOnceIsRecovered(chipOptions: [String]) throws {
+        let (r, out, _) = try scan(chipOptions)
+        try expectDumpEqualsFixture(r, out)
+    }
+
+    // MARK: a slow chip
+
+    @Test func answerSlowerThanTheTimeoutEndsInATimeoutError() throws {
+        let (r, out, folder) = try scan(["--no-extended-length", "--fault", "slow:8@DG2"], ["--apdu-timeout", "3"], timeout: 30)
+        try expectFailure(r, folder: folder, out: out, phrase: "did not answer within 3 s", code: "chip_timeout")
+        #expect(r.seconds >= 3 && r.seconds < 6, "took \(r.seconds) s")
+    }
+
+    @Test func answerWithinTheTimeoutIsWaitedFor() throws {
+        let (r, out, _) = try scan(["--no-extended-length", "--fault", "slow:1@DG2"], ["--apdu-timeout", "3"], timeout: 30)
+        try expectDumpEqualsFixture(r, out)
+        #expect(r.seconds >= 1, "took \(r.seconds) s")
+    }
+
+    // MARK: more data than asked
+
+    /// 16 bytes more than Le (properly wrapped under SM): never taken as part of the file.
+    @Test(arguments: [(["--no-extended-length", "--fault", "extra@DG2"], "The chip sent 239 bytes of DG2 where 223 were expected"),
+                      (["--fault", "extra@DG2/0"], "The chip sent 22438 bytes of DG2 where 22422 were expected")])
+    func moreDataThanAskedEndsInATypedError(chipOptions: [String], phrase: String) throws {
+        let (r, out, folder) = try scan(chipOptions)
+        try expectFailure(r, folder: folder, out: out, phrase: phrase)
+    }
+
+    // MARK: known issue
+
+    /// PACE-CAM reads EF.CardSecurity in the master file. A session lost in the middle of it is
+    /// re-established by PACE *and a SELECT of the eMRTD application*, where FID 011D / SFI 1D is
+    /// EF.SOD: the "resumed" CardSecurity.bin is CardSecurity's first 223 bytes followed by SOD's
+    /// bytes from offset 223 on, saved with exit 0. Either outcome below is right; remove
+    /// withKnownIssue once the reader resumes CardSecurity in the master file (or gives up).
+    @Test func badMACInCardSecurityNeverSavesAMixedFile() throws {
+        let pace = TestPaths.fixtures.appendingPathComponent("passport-pace")
+        let (r, out, folder) = try scan(["--pace", "--mapping", "cam", "--no-extended-length", "--fault", "bad-mac@CardSecurity"],
+                                        dump: pace)
+        withKnownIssue("a lost session during EF.CardSecurity resumes in the eMRTD application (EF.SOD)") {
+            if r.status == 0 {
+                let read = try DumpFolder(reading: out)
+                let original = try DumpFolder(reading: pace)
+                #expect(read.files[.cardSecurity] == original.files[.cardSecurity], "CardSecurity.bin differs from the fixture")
+                #expect(read.files[.sod] == original.files[.sod])
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: out.path), "a dump was saved")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+            }
+        }
+    }
+}
+}
