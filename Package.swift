@@ -26,7 +26,11 @@ let package = Package(
         .systemLibrary(name: "CLeptonica", path: "Sources/CLeptonica", pkgConfig: "lept",
                        providers: [.apt(["libleptonica-dev"])]),
 
+        .systemLibrary(name: "CTesseract", path: "Sources/CTesseract", pkgConfig: "tesseract",
+                       providers: [.apt(["libtesseract-dev"])]),
+
         .target(name: "MRZ"),
+        .target(name: "MRZScanner", dependencies: ["MRZ", "CTesseract", "CLeptonica"]),
         .target(name: "LDS", dependencies: ["MRZ"]),
         .target(name: "CardIO", dependencies: ["CPCSCLite", "CNFC"]),
         .target(name: "DocumentSecurity", dependencies: ["LDS", "CardIO", "MRZ", "COpenSSL"]),
@@ -37,7 +41,7 @@ let package = Package(
         .executableTarget(name: "passport-prover", dependencies: ["Proving"]),
         .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "ImageCodecs", "Proving"]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportKit", "Credentials", "ImageCodecs",
+            "PassportKit", "Credentials", "ImageCodecs", "MRZScanner",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -6,6 +6,7 @@ import ImageCodecs
 import Foundation
 import LDS
 import MRZ
+import MRZScanner
 import PassportKit
 
 /// Exit codes (ARCHITECTURE.md): 0 success, 1 invalid or unreadable document, 2 usage or environment.
@@ -52,6 +53,14 @@ func classify(_ error: Error) -> (exit: ExitCode, code: String) {
     case is DumpError: return (Exit.environment, "dump_error")
     case is ImageConverter.Error, is PhotoCommand.PhotoError: return (Exit.invalidDocument, "image_error")
     case is PassiveAuthenticationError: return (Exit.environment, "trust_store_error")
+    case let e as MRZScanError:
+        switch e {
+        case .undecodableImage: return (Exit.invalidDocument, "image_error")
+        case .noZoneFound, .unreadable: return (Exit.invalidDocument, "no_mrz_found")
+        case .checkDigitsFail, .uncertain: return (Exit.invalidDocument, "check_digits_fail")
+        case .modelMissing: return (Exit.environment, "ocr_model_missing")
+        case .engine: return (Exit.environment, "ocr_error")
+        }
     case let e as CredentialError:
         if case .keyStore = e { return (Exit.environment, "key_store_error") }
         return (Exit.invalidDocument, "invalid_credential")

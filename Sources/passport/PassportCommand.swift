@@ -10,7 +10,7 @@ struct PassportCommand: ParsableCommand {
         version: PassportKitVersion.version,
         subcommands: [ReadersCommand.self, ScanCommand.self, VerifyCommand.self, IssueCommand.self, PresentCommand.self,
                       VerifyPresentationCommand.self, ShowCommand.self, PhotoCommand.self, BenchVerifyCommand.self,
-                      BenchCredentialsCommand.self])
+                      BenchCredentialsCommand.self, OCRCommand.self, BenchOCRCommand.self])
 
     /// Like ArgumentParser's own entry point, but usage errors exit with 2 (ARCHITECTURE.md)
     /// instead of its default 64.

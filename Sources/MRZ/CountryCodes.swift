@@ -33,6 +33,16 @@ VIRVI VNMVN VUTVU WLFWF WSMWS YEMYE ZAFZA ZMBZM ZWEZW
         "RKS": "XK", "EUE": "EU", "UNO": "UN", "UNA": "UN", "UNK": "UN", "XOM": "XO",
     ]
 
+    /// MRZ codes that name no state of their own: stateless persons, refugees, unspecified
+    /// nationality, and ICAO's fictitious specimen state Utopia.
+    static let withoutState: Set<String> = ["XXA", "XXB", "XXC", "XXX", "UTO"]
+
+    /// Whether `code` (fillers allowed, as in `D<<`) is a code an MRZ may carry.
+    public static func isKnownMRZCode(_ code: String) -> Bool {
+        let trimmed = code.replacingOccurrences(of: "<", with: "")
+        return alpha2(fromMRZ: trimmed) != nil || withoutState.contains(trimmed)
+    }
+
     /// The two-letter code for an MRZ issuing state or nationality, if known.
     public static func alpha2(fromMRZ code: String) -> String? {
         let trimmed = code.replacingOccurrences(of: "<", with: "")

@@ -1,0 +1,459 @@
+/// Turns MRZ lines as an OCR engine read them into the most plausible MRZ: the layout's field
+/// grammar fixes characters that cannot be right where they stand (a letter in a date is a
+/// misread digit), and the check digits choose between the readings that could be (O or 0 in a
+/// document number). Among the readings whose check digits all hold, the one with the fewest and
+/// most likely substitutions wins.
+public enum MRZCorrector {
+    /// One character the corrector changed.
+    public struct Change: Sendable, Equatable, CustomStringConvertible {
+        public let line: Int      // 1-based
+        public let position: Int  // 1-based
+        public let from: Character
+        public let to: Character
+        public var description: String { "line \(line) position \(position): \(from) → \(to)" }
+    }
+
+    public struct Result: Sendable {
+        /// The chosen reading.
+        public let mrz: MRZ
+        public let changes: [Change]
+        /// Characters that break the layout's grammar (a letter in a date, a digit in a name, a
+        /// month 13); check digits computed over such text prove nothing.
+        public let grammarViolations: Int
+        /// How much the chosen reading departs from what was read (0: only forced fixes).
+        public let cost: Int
+        /// Every check digit holds and the text fits the layout's grammar.
+        public var isValid: Bool { mrz.isValid && grammarViolations == 0 }
+    }
+
+    /// Corrects `rawLines` (any case, stray spaces allowed). Throws `MRZError.unknownLayout` when the
+    /// lines cannot be any MRZ layout, even after fixing their lengths.
+    public static func correct(_ rawLines: [String]) throws -> Result {
+        let cleaned = rawLines.map(normalise).filter { !$0.isEmpty }
+        guard let format = likelyFormat(cleaned) else {
+            throw MRZError.unknownLayout(lineLengths: cleaned.map(\.count))
+        }
+        let raw = cleaned.map { Array($0) }
+        let fitted = raw.map { fitLength($0, to: format.lineLength) }
+        guard var best = correctFitted(fitted, format: format) else {
+            throw MRZError.unknownLayout(lineLengths: cleaned.map(\.count))
+        }
+        // A line read with a character too many or too few (a speck at the edge, a letter read
+        // twice, a filler or a thin first letter lost) may be off anywhere, not only in a run of
+        // fillers. When the reading above fails, try dropping each character, and putting a filler
+        // (or, at the start, a document-code letter) back at each position, and keep the cheapest
+        // reading: a misaligned line can satisfy its check digits only with substitutions.
+        for (index, line) in raw.enumerated() where !best.result.isValid || line.count != format.lineLength {
+            var variants: [[Character]] = []
+            // A letter read twice is the likeliest extra character: those deletions come first and
+            // so win ties.
+            let doubled = line.indices.filter { $0 > 0 && line[$0] == line[$0 - 1] && line[$0] != "<" }
+            for position in doubled + line.indices.filter({ !doubled.contains($0) }) {
+                var shorter = line
+                shorter.remove(at: position)
+                variants.append(shorter)
+            }
+            for position in 0...line.count {
+                for character in position == 0 ? ["<", "I", "P"] as [Character] : ["<"] {
+                    var longer = line
+                    longer.insert(character, at: position)
+                    variants.append(longer)
+                }
+            }
+            for variant in variants {
+                var lines = fitted
+                lines[index] = fitLength(variant, to: format.lineLength)
+                if let candidate = correctFitted(lines, format: format), candidate.score < best.score {
+                    best = candidate
+                }
+            }
+        }
+        return best.result
+    }
+
+    /// The best reading of lines that already have the layout's length, and its score (lower is
+    /// better: failing check digits weigh far more than substitutions).
+    static func correctFitted(_ lines: [[Character]], format: MRZFormat) -> (result: Result, score: Int)? {
+        let grammar = Grammar(format: format)
+
+        // Candidates per position: the reading the grammar forces (cost 0) and plausible alternatives.
+        var options: [[[Option]]] = lines.enumerated().map { lineIndex, line in
+            line.enumerated().map { position, character in
+                grammar.options(for: character, kind: grammar.kinds[lineIndex][position])
+            }
+        }
+        clearFillerRuns(&options, lines: lines, grammar: grammar)
+        fixCodes(&options, grammar: grammar)
+
+        // Each check-digit group on its own: readings within a small cost whose digit holds.
+        var groupReadings: [[Reading]] = grammar.groups.map { readings(of: $0, options: options) }
+        // A group with no such reading stays as read and the parse reports it. (A TD1/TD2 number
+        // longer than nine characters has '<' at the check position and its digit in the optional
+        // data; the parse judges it.)
+        for (index, readings) in groupReadings.enumerated() where readings.isEmpty {
+            groupReadings[index] = [Reading(cost: 0, characters: grammar.groups[index].positions.map { options[$0.line][$0.index][0].character })]
+        }
+
+        var best: (score: Int, mrz: MRZ, lines: [[Character]])?
+        for combination in combinations(groupReadings, limit: 4) {
+            var chosen = options.map { $0.map { $0[0].character } }
+            var cost = 0
+            for (group, reading) in zip(grammar.groups, combination) {
+                for (slot, character) in zip(group.positions, reading.characters) {
+                    chosen[slot.line][slot.index] = character
+                }
+                cost += reading.cost
+            }
+            guard let mrz = try? MRZ(lines: chosen.map { String($0) }) else { continue }
+            let violations = grammar.violations(in: chosen)
+            let score = cost + (mrz.checks.filter { !$0.isValid }.count + violations) * 100
+            if best == nil || score < best!.score {
+                best = (score, mrz, chosen)
+            }
+            if mrz.isValid && violations == 0 { break } // combinations come cheapest first
+        }
+        guard var best else { return nil }
+        if let repaired = repairComposite(best.lines, score: best.score, grammar: grammar, options: options) {
+            best = repaired
+        }
+        var changes: [Change] = []
+        for (lineIndex, line) in best.lines.enumerated() {
+            let original = lines[lineIndex]
+            for (position, character) in line.enumerated() where original[position] != character {
+                changes.append(Change(line: lineIndex + 1, position: position + 1, from: original[position], to: character))
+            }
+        }
+        return (Result(mrz: best.mrz, changes: changes, grammarViolations: grammar.violations(in: best.lines), cost: best.score % 100),
+                best.score)
+    }
+
+    /// TD1/TD2 optional data has no check digit of its own, only the composite: when the composite
+    /// is all that fails, try letter/digit twins there (one, then two).
+    static func repairComposite(_ lines: [[Character]], score: Int, grammar: Grammar, options: [[[Option]]])
+        -> (score: Int, mrz: MRZ, lines: [[Character]])?
+    {
+        guard let mrz = try? MRZ(lines: lines.map { String($0) }),
+              mrz.checks.filter({ !$0.isValid }).map(\.field) == [.composite], grammar.violations(in: lines) == 0
+        else { return nil }
+        let slots = grammar.compositeOnly.filter { options[$0.line][$0.index].count > 1 }
+        func attempt(_ changed: [[Character]], cost: Int) -> (score: Int, mrz: MRZ, lines: [[Character]])? {
+            guard let candidate = try? MRZ(lines: changed.map { String($0) }), candidate.isValid else { return nil }
+            return (score - 100 + cost, candidate, changed)
+        }
+        for (i, a) in slots.enumerated() {
+            var one = lines
+            one[a.line][a.index] = options[a.line][a.index][1].character
+            if let found = attempt(one, cost: 1) { return found }
+            for b in slots[(i + 1)...] {
+                var two = one
+                two[b.line][b.index] = options[b.line][b.index][1].character
+                if let found = attempt(two, cost: 2) { return found }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Layout and length
+
+    static func normalise(_ line: String) -> String {
+        var out = ""
+        for character in line.uppercased() {
+            switch character {
+            case "A"..."Z", "0"..."9", "<": out.append(character)
+            case "«": out.append("<<")
+            case " ", "\t": continue
+            default: out.append("<") // anything else an OCR engine makes of the MRZ font is most likely a filler
+            }
+        }
+        return out
+    }
+
+    static func likelyFormat(_ lines: [String]) -> MRZFormat? {
+        let mean = lines.isEmpty ? 0 : lines.map(\.count).reduce(0, +) / lines.count
+        switch lines.count {
+        case 3: return .td1
+        case 2: return abs(mean - 36) <= abs(mean - 44) ? .td2 : .td3
+        default: return nil
+        }
+    }
+
+    /// OCR engines mostly miscount characters inside long runs of fillers: take a filler out of, or
+    /// add one to, the longest run (the end of the line when there is none).
+    static func fitLength(_ line: [Character], to length: Int) -> [Character] {
+        var line = line
+        while line.count != length {
+            let run = longestFillerRun(line)
+            if line.count > length {
+                if let run { line.remove(at: run.lowerBound) } else { line.removeLast() }
+            } else {
+                if let run { line.insert("<", at: run.lowerBound) } else { line.append("<") }
+            }
+        }
+        return line
+    }
+
+    static func longestFillerRun(_ line: [Character]) -> Range<Int>? {
+        var best: Range<Int>?
+        var start: Int?
+        for index in 0...line.count {
+            if index < line.count && line[index] == "<" {
+                if start == nil { start = index }
+            } else if let s = start {
+                if best == nil || index - s >= best!.count { best = s..<index }
+                start = nil
+            }
+        }
+        return best
+    }
+
+    /// A lone 'K' inside a run of fillers is a misread '<' (the classic OCR-B confusion).
+    static func clearFillerRuns(_ options: inout [[[Option]]], lines: [[Character]], grammar: Grammar) {
+        for (lineIndex, line) in lines.enumerated() {
+            for index in line.indices where line[index] == "K" {
+                let kind = grammar.kinds[lineIndex][index]
+                guard kind == .name || kind == .alphanumeric || kind == .digitOrFiller else { continue }
+                let before = index == 0 || line[index - 1] == "<"
+                let after = index == line.count - 1 || line[index + 1] == "<"
+                let twoBefore = index < 2 || line[index - 2] == "<"
+                let twoAfter = index >= line.count - 2 || line[index + 2] == "<"
+                if before && after && (twoBefore || twoAfter) {
+                    options[lineIndex][index] = [Option(character: "<", cost: 0), Option(character: "K", cost: 1)]
+                }
+            }
+        }
+    }
+
+    /// The document code's first letter is one of A, C, I, P, V; issuing state and nationality are
+    /// ICAO codes. A reading that is neither gets the nearest valid one (one or two confusable letters).
+    static func fixCodes(_ options: inout [[[Option]]], grammar: Grammar) {
+        let first = options[0][0][0].character
+        if !"ACIPV".contains(first) {
+            let fix = (Grammar.letterConfusions[first] ?? []).first { "ACIPV".contains($0) }
+                ?? (grammar.format == .td3 ? "P" : "I")
+            options[0][0] = [Option(character: fix, cost: 0)]
+        }
+        for field in grammar.countryFields {
+            let read = field.map { options[$0.line][$0.index][0].character }
+            guard !CountryCodes.isKnownMRZCode(String(read)) else { continue }
+            var best: (cost: Int, code: [Character])?
+            func consider(_ code: [Character], _ cost: Int) {
+                if CountryCodes.isKnownMRZCode(String(code)), best == nil || cost < best!.cost { best = (cost, code) }
+            }
+            for i in read.indices {
+                for a in Grammar.letterConfusions[read[i]] ?? [] {
+                    var code = read
+                    code[i] = a
+                    consider(code, 1)
+                    for j in read.indices where j > i {
+                        for b in Grammar.letterConfusions[read[j]] ?? [] {
+                            var two = code
+                            two[j] = b
+                            consider(two, 2)
+                        }
+                    }
+                }
+            }
+            if let best {
+                for (slot, character) in zip(field, best.code) { options[slot.line][slot.index] = [Option(character: character, cost: 0)] }
+            }
+        }
+    }
+
+    // MARK: - Readings
+
+    struct Option: Sendable { let character: Character; let cost: Int }
+    struct Reading: Sendable { let cost: Int; let characters: [Character] }
+
+    /// Readings of one group (field characters plus check digit) costing at most 2 whose check
+    /// digit holds, cheapest first.
+    static func readings(of group: Grammar.Group, options: [[[Option]]]) -> [Reading] {
+        let slots = group.positions.map { options[$0.line][$0.index] }
+        var found: [Reading] = []
+        var current = slots.map { $0[0].character }
+        func consider(_ cost: Int) {
+            if group.holds(current) { found.append(Reading(cost: cost, characters: current)) }
+        }
+        consider(0)
+        for i in slots.indices {
+            for a in slots[i].dropFirst() {
+                current[i] = a.character
+                consider(a.cost)
+                if a.cost < 2 {
+                    for j in slots.indices where j > i {
+                        for b in slots[j].dropFirst() where a.cost + b.cost <= 2 {
+                            current[j] = b.character
+                            consider(a.cost + b.cost)
+                        }
+                        current[j] = slots[j][0].character
+                    }
+                }
+            }
+            current[i] = slots[i][0].character
+        }
+        return found.sorted { $0.cost < $1.cost }
+    }
+
+    /// Up to `limit` readings per group, combined; cheapest combinations first.
+    static func combinations(_ groups: [[Reading]], limit: Int) -> [[Reading]] {
+        var result: [[Reading]] = [[]]
+        for readings in groups {
+            let choices = readings.isEmpty ? [] : Array(readings.prefix(limit))
+            if choices.isEmpty { return [] }
+            result = result.flatMap { prefix in choices.map { prefix + [$0] } }
+        }
+        return result.sorted { $0.reduce(0) { $0 + $1.cost } < $1.reduce(0) { $0 + $1.cost } }
+    }
+
+    // MARK: - Field grammar
+
+    enum Kind: Sendable { case letterOrFiller, digit, digitOrFiller, alphanumeric, name, sex }
+
+    struct Grammar: Sendable {
+        struct Slot: Sendable { let line: Int; let index: Int }
+        struct Group: Sendable {
+            let positions: [Slot] // the field's characters, then its check digit
+            let fillerAllowed: Bool
+            func holds(_ characters: [Character]) -> Bool {
+                let data = String(characters.dropLast())
+                let digit = characters.last!
+                if fillerAllowed && digit == "<" && data.allSatisfy({ $0 == "<" }) { return true }
+                return CheckDigit.compute(data) == digit
+            }
+        }
+
+        let format: MRZFormat
+        let kinds: [[Kind]]
+        let groups: [Group]
+        /// Issuing state and nationality.
+        let countryFields: [[Slot]]
+        /// Optional data covered by the composite check digit only.
+        let compositeOnly: [Slot]
+        /// Birth and expiry date.
+        let dates: [[Slot]]
+
+        init(format: MRZFormat) {
+            self.format = format
+            var kinds = Array(repeating: Array(repeating: Kind.alphanumeric, count: format.lineLength), count: format.lineCount)
+            func set(_ line: Int, _ range: Range<Int>, _ kind: Kind) { for i in range { kinds[line][i] = kind } }
+            func group(_ line: Int, _ range: Range<Int>, check: Int, filler: Bool = false) -> Group {
+                Group(positions: range.map { Slot(line: line, index: $0) } + [Slot(line: line, index: check)], fillerAllowed: filler)
+            }
+            let groups: [Group]
+            switch format {
+            case .td3:
+                set(0, 0..<5, .letterOrFiller); set(0, 5..<44, .name)
+                set(1, 0..<9, .alphanumeric); set(1, 9..<10, .digit)
+                set(1, 10..<13, .letterOrFiller)
+                set(1, 13..<20, .digit); set(1, 20..<21, .sex); set(1, 21..<28, .digit)
+                set(1, 28..<42, .alphanumeric); set(1, 42..<43, .digitOrFiller); set(1, 43..<44, .digit)
+                groups = [group(1, 0..<9, check: 9), group(1, 13..<19, check: 19), group(1, 21..<27, check: 27),
+                          group(1, 28..<42, check: 42, filler: true)]
+            case .td2:
+                set(0, 0..<5, .letterOrFiller); set(0, 5..<36, .name)
+                set(1, 0..<9, .alphanumeric); set(1, 9..<10, .digitOrFiller)
+                set(1, 10..<13, .letterOrFiller)
+                set(1, 13..<20, .digit); set(1, 20..<21, .sex); set(1, 21..<28, .digit)
+                set(1, 28..<35, .alphanumeric); set(1, 35..<36, .digit)
+                groups = [group(1, 0..<9, check: 9), group(1, 13..<19, check: 19), group(1, 21..<27, check: 27)]
+            case .td1:
+                set(0, 0..<5, .letterOrFiller); set(0, 5..<14, .alphanumeric); set(0, 14..<15, .digitOrFiller)
+                set(0, 15..<30, .alphanumeric)
+                set(1, 0..<7, .digit); set(1, 7..<8, .sex); set(1, 8..<15, .digit)
+                set(1, 15..<18, .letterOrFiller); set(1, 18..<29, .alphanumeric); set(1, 29..<30, .digit)
+                set(2, 0..<30, .name)
+                groups = [group(0, 5..<14, check: 14), group(1, 0..<6, check: 6), group(1, 8..<14, check: 14)]
+            }
+            self.kinds = kinds
+            self.groups = groups
+            func slots(_ line: Int, _ range: Range<Int>) -> [Slot] { range.map { Slot(line: line, index: $0) } }
+            switch format {
+            case .td3, .td2: countryFields = [slots(0, 2..<5), slots(1, 10..<13)]
+            case .td1: countryFields = [slots(0, 2..<5), slots(1, 15..<18)]
+            }
+            switch format {
+            case .td3, .td2: dates = [slots(1, 13..<19), slots(1, 21..<27)]
+            case .td1: dates = [slots(1, 0..<6), slots(1, 8..<14)]
+            }
+            switch format {
+            case .td3: compositeOnly = []
+            case .td2: compositeOnly = slots(1, 28..<35)
+            case .td1: compositeOnly = slots(0, 15..<30) + slots(1, 18..<29)
+            }
+        }
+
+        /// Letters OCR engines confuse with digits in OCR-B, both ways.
+        static let letterForDigit: [Character: Character] = ["0": "O", "1": "I", "2": "Z", "4": "A", "5": "S", "6": "G", "8": "B", "7": "T"]
+        static let digitForLetter: [Character: Character] = ["O": "0", "Q": "0", "D": "0", "U": "0", "I": "1", "L": "1", "J": "1",
+                                                              "Z": "2", "S": "5", "G": "6", "B": "8", "T": "7", "A": "4"]
+        /// Characters that cannot stand where they are, plus impossible dates.
+        func violations(in lines: [[Character]]) -> Int {
+            var count = 0
+            for (lineIndex, line) in lines.enumerated() {
+                for (position, character) in line.enumerated() {
+                    let isDigit = character.isASCII && character.isNumber
+                    switch kinds[lineIndex][position] {
+                    case .digit: if !isDigit { count += 1 }
+                    case .digitOrFiller: if !isDigit && character != "<" { count += 1 }
+                    case .letterOrFiller, .name: if isDigit { count += 1 }
+                    case .sex: if !"MFX<".contains(character) { count += 1 }
+                    case .alphanumeric: break
+                    }
+                }
+            }
+            for field in countryFields where !CountryCodes.isKnownMRZCode(String(field.map { lines[$0.line][$0.index] })) {
+                count += 1
+            }
+            for date in dates {
+                let text = date.map { lines[$0.line][$0.index] }
+                // Unknown parts of a birth date may be given as fillers.
+                guard let month = Int(String(text[2...3])), let day = Int(String(text[4...5])) else {
+                    if text[2...5].contains("<") { continue }
+                    count += 1; continue
+                }
+                if !(1...12).contains(month) || !(1...31).contains(day) { count += 1 }
+            }
+            return count
+        }
+
+        /// Letters OCR-B readers confuse with each other.
+        static let letterConfusions: [Character: [Character]] = [
+            "O": ["C", "D", "Q", "G"], "C": ["O", "G"], "G": ["C", "O"], "D": ["O"], "Q": ["O"],
+            "I": ["L", "T", "J"], "L": ["I"], "T": ["I", "Y"], "J": ["I"], "E": ["F", "B", "I"], "F": ["E", "P"],
+            "B": ["E", "R"], "H": ["M", "N"], "M": ["H", "N"], "N": ["M", "H"], "U": ["V"], "V": ["U", "Y"],
+            "Y": ["V"], "K": ["X"], "X": ["K"], "P": ["R", "F"], "R": ["P", "B"], "W": ["M"], "A": ["R"],
+        ]
+        /// Digits misread as other digits, commonest first, for when the check digit says one is wrong.
+        static let digitConfusions: [Character: [Character]] = [
+            "0": ["8", "6", "9"], "1": ["7", "4"], "2": ["7"], "3": ["8", "9", "5"], "4": ["1"],
+            "5": ["6", "3"], "6": ["5", "8", "0"], "7": ["1", "2"], "8": ["3", "6", "0", "9"], "9": ["8", "0", "3"],
+        ]
+
+        func options(for character: Character, kind: Kind) -> [Option] {
+            let isDigit = character.isASCII && character.isNumber
+            switch kind {
+            case .digit, .digitOrFiller:
+                if kind == .digitOrFiller && character == "<" { return [Option(character: "<", cost: 0)] }
+                let digit = isDigit ? character : (Grammar.digitForLetter[character] ?? (character == "<" ? "0" : character))
+                var options = [Option(character: digit, cost: 0)]
+                // The commonest confusion of each digit costs 2, rarer ones 3.
+                options += (Grammar.digitConfusions[digit] ?? []).enumerated().map { Option(character: $1, cost: $0 == 0 ? 2 : 3) }
+                if kind == .digitOrFiller { options.append(Option(character: "<", cost: 2)) }
+                return options
+            case .letterOrFiller, .name:
+                if isDigit, let letter = Grammar.letterForDigit[character] { return [Option(character: letter, cost: 0)] }
+                return [Option(character: character, cost: 0)]
+            case .sex:
+                switch character {
+                case "M", "F", "<", "X": return [Option(character: character, cost: 0)]
+                case "H", "N", "W": return [Option(character: "M", cost: 0)]
+                case "E", "P", "R": return [Option(character: "F", cost: 0)]
+                default: return [Option(character: "<", cost: 0)]
+                }
+            case .alphanumeric:
+                if character == "<" { return [Option(character: "<", cost: 0)] }
+                let twin = isDigit ? Grammar.letterForDigit[character] : Grammar.digitForLetter[character]
+                return [Option(character: character, cost: 0)] + (twin.map { [Option(character: $0, cost: 1)] } ?? [])
+            }
+        }
+    }
+}

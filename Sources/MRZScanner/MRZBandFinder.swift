@@ -1,0 +1,169 @@
+import CLeptonica
+import Foundation
+
+/// Finds the machine-readable zone in a photograph: the MRZ is two or three long, evenly spaced
+/// lines of equally sized dark characters, wider than any other text on the page.
+///
+/// Steps, on a copy shrunk to `detectionWidth` pixels: a black top-hat keeps dark marks smaller
+/// than a character cell whatever the lighting; Otsu thresholds them; Leptonica's sweep-and-search
+/// finds the skew of the text lines (up to ±`maxSkew` degrees); after deskewing, a horizontal
+/// closing joins each line's characters, an opening removes specks and thin rules, and the
+/// remaining wide, flat components are grouped into stacks of lines with matching left and right
+/// edges and regular spacing.
+struct MRZBandFinder {
+    /// One candidate zone: its lines, top to bottom, in the coordinates of the deskewed image.
+    struct Band {
+        var lines: [PixelRect]
+        var score: Double
+    }
+
+    struct Result {
+        /// The working image, deskewed, for recognition.
+        let deskewed: LeptonicaImage
+        let skewDegrees: Double
+        /// Candidate zones, most plausible first.
+        let bands: [Band]
+    }
+
+    var detectionWidth = 900
+    /// A developer aid: when PASSPORT_OCR_DEBUG names a folder, the masks and line crops are written
+    /// there (they show the MRZ: personal data).
+    var debugFolder = ProcessInfo.processInfo.environment["PASSPORT_OCR_DEBUG"]
+    var maxSkew = 12.0
+
+    func find(in grey: LeptonicaImage) -> Result? {
+        let factor = min(1.0, Double(detectionWidth) / Double(grey.width))
+        guard let small = grey.scaled(by: factor),
+              let mask = darkMarks(small)
+        else { return nil }
+
+        var angle: Float = 0, confidence: Float = 0
+        let skewFound = pixFindSkewSweepAndSearch(mask.pix, &angle, &confidence, 2, 1, Float(maxSkew), 0.5, 0.02) == 0
+        let skew = skewFound && confidence > 0 ? Double(angle) : 0
+        guard let straightMask = mask.rotated(degrees: skew),
+              let deskewed = grey.rotated(degrees: skew)
+        else { return nil }
+
+        let lines = lineComponents(straightMask)
+        if let dir = debugFolder {
+            pixWrite("\(dir)/mask.png", straightMask.pix, Int32(IFF_PNG))
+        }
+        let bands = group(lines, imageWidth: straightMask.width)
+            .map { band in Band(lines: band.lines.map { $0.scaled(by: 1 / factor) }, score: band.score) }
+        return Result(deskewed: deskewed, skewDegrees: skew, bands: bands)
+    }
+
+    /// Dark marks on a lighter ground, as a 1-bit mask.
+    private func darkMarks(_ small: LeptonicaImage) -> LeptonicaImage? {
+        let cell = oddSize(Double(small.width) / 60)
+        guard let hat = LeptonicaImage(pixTophat(small.pix, cell, cell, Int32(L_TOPHAT_BLACK))),
+              let inverted = LeptonicaImage(pixInvert(nil, hat.pix))
+        else { return nil }
+        var mask: UnsafeMutablePointer<PIX>?
+        // One tile covering the whole image: a global Otsu threshold on the top-hat response.
+        guard pixOtsuAdaptiveThreshold(inverted.pix, Int32(small.width), Int32(small.height), 0, 0, 0.1, nil, &mask) == 0 else {
+            return nil
+        }
+        return LeptonicaImage(mask)
+    }
+
+    /// Wide, flat components of the deskewed mask once each text line is joined into one. The
+    /// character spacing is unknown (the page may fill the photo or a third of it), so lines are
+    /// joined at two gap widths and the components of both are kept.
+    private func lineComponents(_ mask: LeptonicaImage) -> [PixelRect] {
+        var rects: [PixelRect] = []
+        for divisor in [70.0, 40.0] {
+            rects += components(mask, join: oddSize(Double(mask.width) / divisor))
+        }
+        var unique: [PixelRect] = []
+        for rect in rects where !unique.contains(rect) { unique.append(rect) }
+        return unique
+    }
+
+    private func components(_ mask: LeptonicaImage, join: Int32) -> [PixelRect] {
+        // Join neighbouring characters, fill the holes the joins leave, then drop specks and rules
+        // thinner than three pixels.
+        guard let joined = LeptonicaImage(pixCloseBrick(nil, mask.pix, join, 1)),
+              let filled = LeptonicaImage(pixCloseBrick(nil, joined.pix, 1, 3)),
+              let opened = LeptonicaImage(pixOpenBrick(nil, filled.pix, 5, 3)),
+              let boxes = pixConnCompBB(opened.pix, 8)
+        else { return [] }
+        if let dir = debugFolder { pixWrite("\(dir)/opened-\(join).png", opened.pix, Int32(IFF_PNG)) }
+        var boxa: UnsafeMutablePointer<BOXA>? = boxes
+        defer { boxaDestroy(&boxa) }
+        var rects: [PixelRect] = []
+        for index in 0..<boxaGetCount(boxes) {
+            var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, h: Int32 = 0
+            boxaGetBoxGeometry(boxes, index, &x, &y, &w, &h)
+            let rect = PixelRect(x: Int(x), y: Int(y), width: Int(w), height: Int(h))
+            guard rect.height >= 4, rect.width >= rect.height * 3 else { continue }
+            rects.append(rect)
+        }
+        return mergeRowPieces(rects)
+    }
+
+    /// A line split where its fillers faded: pieces on the same row, close together, become one.
+    private func mergeRowPieces(_ rects: [PixelRect]) -> [PixelRect] {
+        var pieces = rects.sorted { $0.x < $1.x }
+        var merged: [PixelRect] = []
+        while let first = pieces.first {
+            pieces.removeFirst()
+            var line = first
+            var index = 0
+            while index < pieces.count {
+                let piece = pieces[index]
+                let overlap = min(line.maxY, piece.maxY) - max(line.y, piece.y)
+                let gap = piece.x - line.maxX
+                if overlap >= min(line.height, piece.height) / 2, gap < 4 * max(line.height, piece.height) {
+                    line = line.union(piece)
+                    pieces.remove(at: index)
+                } else {
+                    index += 1
+                }
+            }
+            merged.append(line)
+        }
+        return merged
+    }
+
+    /// Stacks of two or three lines that could be one MRZ, most plausible first: wide lines, similar
+    /// heights, aligned left edges, even spacing; lower on the page wins ties (the MRZ is at the foot).
+    private func group(_ lines: [PixelRect], imageWidth: Int) -> [Band] {
+        let widest = lines.map(\.width).max() ?? 0
+        let candidates = lines.filter { $0.width >= max(imageWidth / 6, widest / 3) && $0.width >= 12 * $0.height / 2 }
+            .sorted { $0.y < $1.y }
+        func follows(_ upper: PixelRect, _ lower: PixelRect) -> Bool {
+            let pitch = lower.midY - upper.midY
+            let height = Double(max(upper.height, lower.height))
+            return pitch >= 1.1 * height && pitch <= 3.0 * height
+                && abs(upper.x - lower.x) <= max(upper.height, lower.height) * 2
+                && Double(min(upper.height, lower.height)) >= 0.5 * height
+        }
+        var bands: [Band] = []
+        for (i, top) in candidates.enumerated() {
+            for j in candidates.indices where j > i && follows(top, candidates[j]) {
+                let pair = [top, candidates[j]]
+                bands.append(Band(lines: pair, score: score(pair, imageWidth: imageWidth)))
+                for k in candidates.indices where k > j && follows(candidates[j], candidates[k]) {
+                    let triple = pair + [candidates[k]]
+                    bands.append(Band(lines: triple, score: score(triple, imageWidth: imageWidth) + 0.05))
+                }
+            }
+        }
+        return bands.sorted { $0.score > $1.score }
+    }
+
+    private func score(_ lines: [PixelRect], imageWidth: Int) -> Double {
+        let widths = lines.map { Double($0.width) }
+        let minW = widths.min()!, maxW = widths.max()!
+        let heights = lines.map { Double($0.height) }
+        let heightSpread = (heights.max()! - heights.min()!) / heights.max()!
+        let lowness = Double(lines.last!.maxY) / Double(max(1, imageWidth))
+        return maxW / Double(imageWidth) + minW / maxW - heightSpread + 0.1 * lowness
+    }
+
+    private func oddSize(_ value: Double) -> Int32 {
+        let n = max(3, Int(value.rounded()))
+        return Int32(n | 1)
+    }
+}

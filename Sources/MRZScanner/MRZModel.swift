@@ -1,0 +1,66 @@
+import Foundation
+
+/// Which Tesseract model reads the MRZ: the toolkit's own OCR-B model (`mrz.traineddata`, trained
+/// by scripts/ocr/train-mrz-model), else Debian's general English model as a weaker fallback.
+public struct MRZModel: Sendable, Equatable {
+    public let dataPath: String
+    public let language: String
+    /// True when the MRZ model was not found and Debian's `eng` stands in.
+    public let isFallback: Bool
+
+    public init(dataPath: String, language: String, isFallback: Bool = false) {
+        self.dataPath = dataPath
+        self.language = language
+        self.isFallback = isFallback
+    }
+
+    public static let modelFile = "mrz.traineddata"
+    public static let environmentVariable = "PASSPORT_TESSDATA"
+
+    /// Where the MRZ model is looked for, in order: `explicit` (a folder or the .traineddata file),
+    /// `$PASSPORT_TESSDATA`, `$XDG_DATA_HOME/passport/tessdata` (or ~/.local/share/…),
+    /// /usr/local/share/passport/tessdata, /usr/share/passport/tessdata, and the `Models` folder of
+    /// the source tree this binary was built from.
+    public static func searchFolders(explicit: String? = nil) -> [String] {
+        let environment = ProcessInfo.processInfo.environment
+        var folders: [String] = []
+        if let explicit { folders.append(explicit.hasSuffix(".traineddata") ? (explicit as NSString).deletingLastPathComponent : explicit) }
+        if let value = environment[environmentVariable], !value.isEmpty { folders.append(value) }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        folders.append((dataHome as NSString).appendingPathComponent("passport/tessdata"))
+        folders.append("/usr/local/share/passport/tessdata")
+        folders.append("/usr/share/passport/tessdata")
+        let sourceTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent() // Sources/MRZScanner
+            .deletingLastPathComponent().deletingLastPathComponent()
+        folders.append(sourceTree.appendingPathComponent("Models").path)
+        return folders
+    }
+
+    public static let fallbackFolders = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"]
+
+    /// The first MRZ model found, else the fallback; nil when neither exists. An `explicit` path that
+    /// holds no model is an error rather than a silent fallback.
+    public static func locate(explicit: String? = nil) throws -> MRZModel {
+        let fm = FileManager.default
+        if let explicit {
+            let folder = explicit.hasSuffix(".traineddata") ? (explicit as NSString).deletingLastPathComponent : explicit
+            let language = explicit.hasSuffix(".traineddata")
+                ? ((explicit as NSString).lastPathComponent as NSString).deletingPathExtension : "mrz"
+            let file = (folder as NSString).appendingPathComponent("\(language).traineddata")
+            guard fm.fileExists(atPath: file) else {
+                throw MRZScanError.modelMissing("No Tesseract model at \(file). Give the folder holding mrz.traineddata, or leave --tessdata out.")
+            }
+            return MRZModel(dataPath: folder, language: language)
+        }
+        for folder in searchFolders() where fm.fileExists(atPath: (folder as NSString).appendingPathComponent(modelFile)) {
+            return MRZModel(dataPath: folder, language: "mrz")
+        }
+        for folder in fallbackFolders where fm.fileExists(atPath: (folder as NSString).appendingPathComponent("eng.traineddata")) {
+            return MRZModel(dataPath: folder, language: "eng", isFallback: true)
+        }
+        throw MRZScanError.modelMissing(
+            "No Tesseract model found: neither mrz.traineddata (looked in \(searchFolders().joined(separator: ", "))) "
+                + "nor Debian's eng model. Run scripts/setup, or apt-get install tesseract-ocr-eng.")
+    }
+}

@@ -1,0 +1,149 @@
+import CLeptonica
+import Foundation
+import MRZ
+
+/// Why no MRZ came out of an image.
+public enum MRZScanError: Error, Equatable, Sendable, CustomStringConvertible {
+    case undecodableImage
+    case noZoneFound
+    /// Lines were read but no reading satisfies every check digit.
+    case checkDigitsFail(lines: [String], failing: [CheckDigitResult.Field])
+    /// Check digits hold only after more substitutions than can be trusted.
+    case uncertain(lines: [String])
+    /// Text was found but not in any MRZ layout.
+    case unreadable(lines: [String])
+    case modelMissing(String)
+    case engine(String)
+
+    public var description: String {
+        switch self {
+        case .undecodableImage:
+            return "Cannot decode the image: it is not a JPEG, PNG, TIFF, BMP, PNM or JPEG 2000 file."
+        case .noZoneFound:
+            return "No MRZ band found in the image: no stack of two or three long text lines. Photograph the whole "
+                + "data page, flat, in focus and evenly lit, with the MRZ lines fully inside the picture."
+        case .checkDigitsFail(_, let failing) where failing.isEmpty:
+            return "An MRZ was read but it breaks the MRZ grammar (a letter in a date, an impossible date). "
+                + "Take a sharper photo, or give the MRZ with --mrz."
+        case .checkDigitsFail(_, let failing):
+            return "An MRZ was read but its check digits fail (\(failing.map(\.rawValue).joined(separator: ", "))). "
+                + "Take a sharper photo, or give the MRZ with --mrz."
+        case .uncertain:
+            return "An MRZ was read but only with so many corrections that it cannot be trusted. "
+                + "Take a sharper photo, or give the MRZ with --mrz."
+        case .unreadable(let lines):
+            return "Text was found but it is not an MRZ (\(lines.count) line(s) of \(lines.map { String($0.count) }.joined(separator: ", ")) "
+                + "characters). Photograph the data page with the MRZ lines fully inside the picture."
+        case .modelMissing(let message), .engine(let message):
+            return message
+        }
+    }
+}
+
+/// What the scanner read.
+public struct MRZScanResult: Sendable {
+    /// The corrected, valid MRZ.
+    public let mrz: MRZ
+    /// The lines as Tesseract read them, before correction.
+    public let recognisedLines: [String]
+    public let corrections: [MRZCorrector.Change]
+    public let skewDegrees: Double
+    /// How far the correction departed from what Tesseract read (see MRZCorrector.Result.cost).
+    public let cost: Int
+}
+
+/// Image → MRZ: finds the zone (MRZBandFinder), reads each line with Tesseract's C API and the
+/// MRZ model, and corrects the reading with the field grammar and check digits (MRZCorrector).
+public final class MRZScanner {
+    public let model: MRZModel
+    private let reader: TesseractLineReader
+    private let finder = MRZBandFinder()
+    /// Candidate zones tried before giving up.
+    public var maxBands = 4
+    /// Photos larger than this (longer side, pixels) are shrunk first; the MRZ stays legible.
+    public var maxImageSide = 2000
+
+    public init(model: MRZModel) throws {
+        self.model = model
+        self.reader = try TesseractLineReader(dataPath: model.dataPath, language: model.language)
+    }
+
+    public func scan(imageAt path: String) throws -> MRZScanResult {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MRZScanError.engine("Cannot read \(path): no such file or no permission.")
+        }
+        return try scan(imageData: [UInt8](data))
+    }
+
+    public func scan(imageData: [UInt8]) throws -> MRZScanResult {
+        guard let decoded = LeptonicaImage.decode(imageData), let grey = decoded.grey() else {
+            throw MRZScanError.undecodableImage
+        }
+        let side = max(grey.width, grey.height)
+        guard let working = side > maxImageSide ? grey.scaled(by: Double(maxImageSide) / Double(side)) : grey,
+              let found = finder.find(in: working), !found.bands.isEmpty
+        else { throw MRZScanError.noZoneFound }
+
+        var bestFailure: MRZScanError?
+        var bestFailingCount = Int.max
+        // Most photos are read at the first scale; a failing one is read again smaller and larger.
+        let attempts = found.bands.prefix(maxBands).map { ($0, textHeight) }
+            + found.bands.prefix(2).flatMap { [($0, textHeight - 5), ($0, textHeight + 7)] }
+        for (band, height) in attempts {
+            for lines in readings(of: band, in: found.deskewed, textHeight: height) {
+                guard let corrected = try? MRZCorrector.correct(lines) else {
+                    if bestFailure == nil { bestFailure = .unreadable(lines: lines) }
+                    continue
+                }
+                if corrected.isValid && corrected.cost <= maxCorrectionCost {
+                    return MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
+                                         skewDegrees: found.skewDegrees, cost: corrected.cost)
+                }
+                let failing = corrected.mrz.checks.filter { !$0.isValid }.map(\.field)
+                let problems = max(1, failing.count + corrected.grammarViolations)
+                if problems < bestFailingCount {
+                    bestFailingCount = problems
+                    bestFailure = corrected.isValid ? .uncertain(lines: corrected.mrz.lines)
+                        : .checkDigitsFail(lines: corrected.mrz.lines, failing: failing)
+                }
+            }
+        }
+        throw bestFailure ?? MRZScanError.noZoneFound
+    }
+
+    /// The band's lines as read; for two lines of about 30 characters (a TD1 card whose third
+    /// line was not found as such) also with the line one pitch below, and one pitch above, added.
+    private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int) -> [[String]] {
+        let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
+        func readLine(_ line: PixelRect) -> String { self.readLine(line, across: zone, in: image, textHeight: textHeight) }
+        let lines = band.lines.map(readLine)
+        guard lines.count == 2, lines.map(\.count).reduce(0, +) < 2 * 33 else { return [lines] }
+        let pitch = band.lines[1].y - band.lines[0].y
+        var below = band.lines[1], above = band.lines[0]
+        below.y += pitch
+        above.y -= pitch
+        return [lines + [readLine(below)], [readLine(above)] + lines, lines]
+    }
+
+    /// Cap height, in pixels, each line is scaled to before recognition.
+    public var textHeight = 22
+    /// Readings that needed more substitutions than this are refused: on a garbled line the
+    /// check digits can be satisfied by chance (measured on generated pages: correct reads
+    /// cost 0-2).
+    public var maxCorrectionCost = 3
+
+    /// One line cut out across the whole zone's width (the lines share their edges; a line whose
+    /// trailing fillers faded is still read to the end), with the margin Tesseract needs.
+    private func readLine(_ line: PixelRect, across zone: PixelRect, in image: LeptonicaImage, textHeight: Int) -> String {
+        let margin = line.height
+        let rect = PixelRect(x: zone.x - margin, y: line.y - line.height * 3 / 10,
+                             width: zone.width + 2 * margin, height: line.height * 16 / 10)
+        // The model was trained on lines with a cap height of about 12-22 pixels; at that size
+        // it reads better (a thin first 'I' is kept) and faster.
+        guard let cut = image.cropped(rect),
+              let crop = cut.scaled(by: Double(textHeight) / Double(max(1, line.height)))
+        else { return "" }
+        if let dir = finder.debugFolder { pixWrite("\(dir)/line-\(line.y).png", crop.pix, Int32(IFF_PNG)) }
+        return reader.read(crop).text
+    }
+}

@@ -1,0 +1,41 @@
+import CLeptonica
+import CTesseract
+
+/// One Tesseract engine (C API) set up to read single MRZ lines: LSTM only, the MRZ alphabet only.
+/// Not thread-safe; create one per thread.
+final class TesseractLineReader {
+    static let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
+    private let handle: OpaquePointer
+
+    /// `dataPath` is the folder holding `<language>.traineddata`.
+    init(dataPath: String, language: String) throws {
+        guard let handle = TessBaseAPICreate() else { throw MRZScanError.engine("Tesseract could not be created") }
+        // Quiet: Tesseract writes its diagnostics to stderr unless told otherwise.
+        TessBaseAPISetVariable(handle, "debug_file", "/dev/null")
+        guard TessBaseAPIInit2(handle, dataPath, language, OEM_LSTM_ONLY) == 0 else {
+            TessBaseAPIDelete(handle)
+            throw MRZScanError.engine("Tesseract could not load \(language).traineddata from \(dataPath)")
+        }
+        TessBaseAPISetVariable(handle, "tessedit_char_whitelist", Self.alphabet)
+        // An MRZ is never white on black; skip the second, inverted recognition pass.
+        TessBaseAPISetVariable(handle, "tessedit_do_invert", "0")
+        TessBaseAPISetPageSegMode(handle, PSM_SINGLE_LINE)
+        self.handle = handle
+    }
+
+    deinit {
+        TessBaseAPIEnd(handle)
+        TessBaseAPIDelete(handle)
+    }
+
+    /// The text of one line image and Tesseract's mean confidence (0-100).
+    func read(_ line: LeptonicaImage) -> (text: String, confidence: Int) {
+        TessBaseAPISetImage2(handle, line.pix)
+        TessBaseAPISetSourceResolution(handle, 300)
+        defer { TessBaseAPIClear(handle) }
+        guard let raw = TessBaseAPIGetUTF8Text(handle) else { return ("", 0) }
+        defer { TessDeleteText(raw) }
+        let text = String(cString: raw).filter { !$0.isWhitespace }
+        return (text, Int(TessBaseAPIMeanTextConf(handle)))
+    }
+}

@@ -1,0 +1,78 @@
+import MRZ
+import Testing
+
+/// OCR readings of the ICAO 9303 specimens with the errors OCR engines make on OCR-B; the corrector
+/// must give back the specimen exactly, or say that it could not.
+@Suite struct MRZCorrection {
+    static let td3 = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+    static let td1 = ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]
+    static let td2 = ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"]
+
+    @Test func readingWithoutErrorsIsKeptAsIs() throws {
+        for lines in [Self.td3, Self.td1, Self.td2] {
+            let result = try MRZCorrector.correct(lines)
+            #expect(result.mrz.lines == lines)
+            #expect(result.changes.isEmpty)
+            #expect(result.isValid)
+        }
+    }
+
+    @Test func lettersInDigitFieldsAndDigitsInNamesAreFixed() throws {
+        // O for 0 in dates and check digits, S for 5, B for 8, 1 for I in the name, 0 for O in the state.
+        let read = ["P<UT0ERIKSSON<<ANNA<MAR1A<<<<<<<<<<<<<<<<<<<", "L898902C36UTO74O8122F12O4lS9ZE184226B<<<<<1O"]
+        let result = try MRZCorrector.correct(read)
+        #expect(result.mrz.lines == Self.td3)
+        #expect(result.isValid)
+        #expect(result.changes.contains { $0.line == 2 && $0.position == 16 && $0.from == "O" && $0.to == "0" })
+    }
+
+    @Test func documentNumberTwinChosenByCheckDigit() throws {
+        // The document number may hold letters and digits; only the check digit can tell
+        // L898902C3 from L8989O2C3.
+        let read = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L8989O2C36UTO7408122F1204159ZE184226B<<<<<10"]
+        let result = try MRZCorrector.correct(read)
+        #expect(result.mrz.documentNumber == "L898902C3")
+        #expect(result.cost == 1)
+    }
+
+    @Test func kInsideFillersIsAFiller() throws {
+        let read = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<K<<<<<<<<<<", Self.td3[1]]
+        #expect(try MRZCorrector.correct(read).mrz.lines == Self.td3)
+    }
+
+    @Test func miscountedLinesAreRealigned() throws {
+        // A filler too many, a speck before the first character, a lost first 'I'.
+        #expect(try MRZCorrector.correct(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<<", Self.td3[1]]).mrz.lines == Self.td3)
+        #expect(try MRZCorrector.correct([Self.td3[0], "1L898902C36UTO7408122F1204159ZE184226B<<<<<10"]).mrz.lines == Self.td3)
+        #expect(try MRZCorrector.correct(["<UTOD231458907<<<<<<<<<<<<<<<", Self.td1[1], Self.td1[2]]).mrz.lines == Self.td1)
+    }
+
+    @Test func digitMisreadAsAnotherDigitIsFixedByCheckDigits() throws {
+        // 3 for 8 in the birth date: the birth-date and composite check digits agree on one fix.
+        let read = [Self.td2[0], "D231458907UTO7403122F1204159<<<<<<<6"]
+        let result = try MRZCorrector.correct(read)
+        #expect(result.mrz.lines == Self.td2)
+        #expect(result.isValid)
+    }
+
+    @Test func garbledReadingIsNotPassedOffAsValid() throws {
+        let read = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L8B8Q02C3GUTOZ4O8lZZFlZO4lS9ZEl84ZZ6B<<<<<lO"]
+        let result = try MRZCorrector.correct(read)
+        #expect(!result.isValid || result.cost > 3)
+        let impossible = try MRZCorrector.correct([Self.td1[0], "7413122F1204159UTO<<<<<<<<<<<6", Self.td1[2]])
+        #expect(!impossible.isValid) // month 13: no reading with every check digit and a real date
+    }
+
+    @Test func unknownLayoutIsRefused() {
+        #expect(throws: MRZError.self) { try MRZCorrector.correct(["P<UTOERIKSSON"]) }
+        #expect(throws: MRZError.self) { try MRZCorrector.correct([]) }
+    }
+
+    @Test func countryCodes() {
+        #expect(CountryCodes.isKnownMRZCode("UTO"))
+        #expect(CountryCodes.isKnownMRZCode("D<<"))
+        #expect(CountryCodes.isKnownMRZCode("XXA"))
+        #expect(!CountryCodes.isKnownMRZCode("UT0"))
+        #expect(!CountryCodes.isKnownMRZCode("QQQ"))
+    }
+}
