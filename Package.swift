@@ -47,6 +47,7 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["COpenSSL"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
+        .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
         .testTarget(name: "DocumentSecurityTests", dependencies: ["DocumentSecurity", "CardIO", "LDS", "TestSupport"]),

@@ -108,18 +108,22 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     /// "passed", "failed" or "not_supported" (nil in dumps from before these were recorded).
     public var chipAuthentication: String?
     public var activeAuthentication: String?
+    /// Files the chip lists but did not give, with the reason (nil when there were none).
+    public var unavailable: [String: String]?
 
     public init(tool: String = "passport", toolVersion: String, createdAt: String, reader: String,
                 accessProtocol: String, extendedLength: Bool, apdus: Int, seconds: Double,
-                files: [String: FileEntry], chipAuthentication: String? = nil, activeAuthentication: String? = nil) {
+                files: [String: FileEntry], chipAuthentication: String? = nil, activeAuthentication: String? = nil,
+                unavailable: [String: String]? = nil) {
         self.tool = tool; self.toolVersion = toolVersion; self.createdAt = createdAt; self.reader = reader
         self.accessProtocol = accessProtocol; self.extendedLength = extendedLength
         self.apdus = apdus; self.seconds = seconds; self.files = files
         self.chipAuthentication = chipAuthentication; self.activeAuthentication = activeAuthentication
+        self.unavailable = unavailable
     }
 
     enum CodingKeys: String, CodingKey {
-        case tool, reader, apdus, seconds, files
+        case tool, reader, apdus, seconds, files, unavailable
         case toolVersion = "tool_version"
         case createdAt = "created_at"
         case accessProtocol = "access_protocol"

@@ -95,8 +95,11 @@ public final class PassportReader {
     }
 
     /// Opens a new session after one was lost (a failed chip authentication ends it): PACE again
-    /// with the same password when PACE was used, else BAC; then the application is selected.
-    private func reopen(access: AccessCredentials, pace: PACEInfo?) throws -> (SecureMessagingChannel, ChipFileReader) {
+    /// with the same password when PACE was used, else BAC; then the application is selected,
+    /// unless the file being read lies in the master file (EF.CardSecurity after PACE).
+    private func reopen(access: AccessCredentials, pace: PACEInfo?, selectApplication: Bool = true) throws
+        -> (SecureMessagingChannel, ChipFileReader)
+    {
         let secure: SecureMessagingChannel
         if let pace {
             let password: PACE.Password = access.can.map { .can($0) } ?? .mrz(access.mrz!)
@@ -104,8 +107,10 @@ public final class PassportReader {
             let result = try PACE(info: pace, password: password).perform(over: channel)
             channel.retriesWrongLength = false
             secure = SecureMessagingChannel(over: channel, keys: result.keys, ssc: result.ssc)
-            let select = try secure.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
-            guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
+            if selectApplication {
+                let select = try secure.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
+                guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
+            }
         } else {
             guard let key = access.mrz else { throw ScanError.canNeedsPACE }
             let session = try runBAC(key)
@@ -220,7 +225,8 @@ public final class PassportReader {
                     recoveries += 1
                     resume = reader.partial
                     events(.recovering(file: file, reason: error.description))
-                    (secure, reader) = try reopen(access: access, pace: paceResult?.info)
+                    (secure, reader) = try reopen(access: access, pace: paceResult?.info,
+                                                  selectApplication: !file.isInMasterFile)
                 }
             }
             switch outcome {
@@ -272,23 +278,34 @@ public final class PassportReader {
             if !com.dataGroups.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
             if let dg14 = files[.dataGroup(14)] {
                 // The next file is read under the new keys: a chip without the private key (a copy)
-                // cannot answer it with a valid MAC, which is the proof CA gives.
+                // cannot answer it with a valid MAC, which is the proof CA gives. One corrupted
+                // answer must not brand a genuine chip a copy: a failure is retried once.
                 let next = com.dataGroups.sorted().first { $0 != .dataGroup(14) } ?? .sod
-                do {
-                    events(.authenticating(protocol: "Chip Authentication"))
-                    let ca = try ChipAuthentication(dg14: try SecurityInfos(bytes: dg14))
-                    secure = try ca.perform(over: secure, raw: channel)
-                    reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
-                                            maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
-                    try readFile(next, recover: false)
-                    chipAuthentication = .passed
-                    events(.authenticated(protocol: "Chip Authentication"))
-                } catch let error where error is SecurityError || (error as? ScanError).map(ScanError.isSecureMessagingFailure) == true {
-                    chipAuthentication = .failed(String(describing: error))
-                    files[next] = nil
-                    // The session is gone either way: open a new one with the access key and go on reading.
-                    (secure, reader) = try reopen(access: access, pace: paceResult?.info)
+                for attempt in 1...2 {
+                    do {
+                        events(.authenticating(protocol: "Chip Authentication"))
+                        let ca = try ChipAuthentication(dg14: try SecurityInfos(bytes: dg14))
+                        secure = try ca.perform(over: secure, raw: channel)
+                        reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
+                                                maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
+                        try readFile(next, recover: false)
+                        chipAuthentication = .passed
+                        events(.authenticated(protocol: "Chip Authentication"))
+                        break
+                    } catch let error where error is SecurityError || (error as? ScanError).map(ScanError.isSecureMessagingFailure) == true {
+                        files[next] = nil
+                        let cause: String
+                        if case .secureMessagingFailed(_, let why)? = error as? ScanError { cause = why } else { cause = String(describing: error) }
+                        chipAuthentication = .failed("under the chip-authentication keys the chip's answer failed "
+                            + "(\(attempt == 1 ? "once" : "twice")): \(cause)")
+                        // The session is gone either way: open a new one with the access key and go on.
+                        (secure, reader) = try reopen(access: access, pace: paceResult?.info)
+                        if attempt == 1 { events(.recovering(file: next, reason: "chip authentication failed once; trying it again")) }
+                    }
                 }
+            } else if let reason = unavailable[.dataGroup(14)] {
+                // A chip that lists DG14 and withholds it must not escape chip authentication.
+                chipAuthentication = .failed("EF.COM lists DG14 but the chip did not give it: \(reason)")
             }
         }
         for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil { try readFile(file) }
@@ -297,10 +314,17 @@ public final class PassportReader {
             unavailable[.dataGroup(15)] = nil // an unlisted file that is absent is no finding
         }
         try readFile(.sod)
-        guard files[.sod] != nil else { throw ScanError.missingRequiredFile(.sod) }
-        guard files[.dataGroup(1)] != nil else { throw ScanError.missingRequiredFile(.dataGroup(1)) }
+        // ICAO 9303-10: every eMRTD holds DG1 (the MRZ) and DG2 (the face); a dump without them is
+        // not a passport's contents, whatever the chip says.
+        for required in [LDSFile.sod, .dataGroup(1), .dataGroup(2)] where files[required] == nil {
+            if required == .dataGroup(2) && !com.dataGroups.contains(.dataGroup(2)) { continue }
+            throw ScanError.missingRequiredFile(required, reason: unavailable[required])
+        }
 
         var activeAuthentication = AuthenticationOutcome.notSupported("the chip has no DG15")
+        if let reason = unavailable[.dataGroup(15)] {
+            activeAuthentication = .failed("EF.COM lists DG15 but the chip did not give it: \(reason)")
+        }
         if let dg15 = files[.dataGroup(15)] {
             do {
                 events(.authenticating(protocol: "Active Authentication"))
@@ -328,7 +352,7 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
     case accessDenied(status: StatusWord)
     case interrupted(file: LDSFile, bytesRead: Int, cause: String)
     case secureMessagingFailed(file: LDSFile, cause: String)
-    case missingRequiredFile(LDSFile)
+    case missingRequiredFile(LDSFile, reason: String? = nil)
     case passwordRefused(password: String, status: StatusWord)
     case canNeedsPACE
     case malformedFile(file: LDSFile, cause: String)
@@ -357,8 +381,8 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The chip refused the \(password) (\(code)): check it and try again.\(tries)"
         case .canNeedsPACE:
             return "This chip does not offer PACE, so the CAN cannot be used. Give the MRZ (--mrz, or --document-number/--birth/--expiry) instead."
-        case .missingRequiredFile(let file):
-            return "The chip did not provide \(file), which every passport has. Nothing was saved."
+        case .missingRequiredFile(let file, let reason):
+            return "The chip did not provide \(file), which every passport has\(reason.map { " (\($0))" } ?? ""). Nothing was saved."
         case .malformedFile(let file, let cause):
             return "\(file) on the chip is malformed: \(cause)"
         }

@@ -87,7 +87,9 @@ public enum DumpWriter {
                                     extendedLength: contents.extendedLength, apdus: contents.apdus,
                                     seconds: rounded(contents.seconds), files: entries,
                                     chipAuthentication: contents.chipAuthentication.status,
-                                    activeAuthentication: contents.activeAuthentication.status)
+                                    activeAuthentication: contents.activeAuthentication.status,
+                                    unavailable: contents.unavailable.isEmpty ? nil
+                                        : Dictionary(uniqueKeysWithValues: contents.unavailable.map { ($0.key.fileName, $0.value) }))
         try DumpFolder.write(files: contents.files, manifest: manifest, to: destination)
     }
 

@@ -11,7 +11,8 @@ struct ScanCommand: ParsableCommand {
         commandName: "scan",
         abstract: "Read a passport chip (PACE or BAC) and save a dump folder.",
         discussion: """
-        The access key comes from the MRZ: give both MRZ lines with --mrz, or the three fields.
+        The access key comes from the MRZ: give both MRZ lines with --mrz, the three fields, or a
+        photo of the data page with --mrz-image (read with Tesseract, as `passport ocr` does).
         Example: passport scan --document-number C01X00T47 --birth 880412 --expiry 340930
         """)
 
@@ -19,6 +20,8 @@ struct ScanCommand: ParsableCommand {
     @Flag(help: "Read through libnfc (PN53x boards, ACR122U) instead of PC/SC; give a connstring after it to choose the device.") var nfc = false
     @Argument(help: "With --nfc: the libnfc connstring, e.g. pn532_uart:/dev/ttyUSB0 (default: the first device).") var connstring: String?
     @Option(help: "The MRZ lines, separated by a newline or a literal \\n.") var mrz: String?
+    @Option(help: "A photo of the data page; the access key is read from its MRZ.") var mrzImage: String?
+    @Option(help: "With --mrz-image: folder holding mrz.traineddata (default: searched).") var tessdata: String?
     @Option(help: "Document number as printed in the MRZ.") var documentNumber: String?
     @Option(help: "Birth date YYMMDD.") var birth: String?
     @Option(help: "Expiry date YYMMDD.") var expiry: String?
@@ -35,18 +38,23 @@ struct ScanCommand: ParsableCommand {
     func validate() throws {
         if connstring != nil && !nfc { throw ValidationError("A connstring is only taken with --nfc.") }
         let fields = [documentNumber, birth, expiry].compactMap { $0 }
-        if mrz == nil && fields.count != 3 && can == nil {
-            throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", or --document-number, --birth and --expiry, or --can.")
+        if mrz == nil && mrzImage == nil && fields.count != 3 && can == nil {
+            throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", --mrz-image PHOTO, or --document-number, --birth and --expiry, or --can.")
         }
         if !fields.isEmpty && fields.count != 3 {
             throw ValidationError("Give all three of --document-number, --birth and --expiry.")
         }
-        if mrz != nil && !fields.isEmpty {
-            throw ValidationError("Give either --mrz or the three fields, not both.")
+        if [mrz != nil, mrzImage != nil, !fields.isEmpty].filter({ $0 }).count > 1 {
+            throw ValidationError("Give the MRZ one way only: --mrz, --mrz-image or the three fields.")
         }
     }
 
     func accessKey() throws -> MRZAccessKey? {
+        if let mrzImage {
+            let (result, _) = try scanMRZImage(mrzImage, tessdata: tessdata)
+            printError("Read the MRZ from \(mrzImage) (\(result.mrz.format.rawValue.uppercased()), check digits valid).")
+            return result.mrz.accessKey
+        }
         if let mrz {
             let parsed = try MRZ(text: mrz.replacingOccurrences(of: "\\n", with: "\n"))
             if let bad = parsed.checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {

@@ -155,28 +155,49 @@ final class FaultInjection {
         try expectFailure(r, folder: folder, out: out, phrase: phrase)
     }
 
-    // MARK: known issue
+    // MARK: files in the master file, withheld files, chip authentication
 
-    /// PACE-CAM reads EF.CardSecurity in the master file. A session lost in the middle of it is
-    /// re-established by PACE *and a SELECT of the eMRTD application*, where FID 011D / SFI 1D is
-    /// EF.SOD: the "resumed" CardSecurity.bin is CardSecurity's first 223 bytes followed by SOD's
-    /// bytes from offset 223 on, saved with exit 0. Either outcome below is right; remove
-    /// withKnownIssue once the reader resumes CardSecurity in the master file (or gives up).
-    @Test func badMACInCardSecurityNeverSavesAMixedFile() throws {
+    /// PACE-CAM reads EF.CardSecurity in the master file: a session lost in the middle of it is
+    /// re-established without selecting the eMRTD application (where FID 011D is EF.SOD), and the
+    /// file resumes where it stopped.
+    @Test func badMACInCardSecurityResumesInTheMasterFile() throws {
         let pace = TestPaths.fixtures.appendingPathComponent("passport-pace")
-        let (r, out, folder) = try scan(["--pace", "--mapping", "cam", "--no-extended-length", "--fault", "bad-mac@CardSecurity"],
-                                        dump: pace)
-        withKnownIssue("a lost session during EF.CardSecurity resumes in the eMRTD application (EF.SOD)") {
-            if r.status == 0 {
-                let read = try DumpFolder(reading: out)
-                let original = try DumpFolder(reading: pace)
-                #expect(read.files[.cardSecurity] == original.files[.cardSecurity], "CardSecurity.bin differs from the fixture")
-                #expect(read.files[.sod] == original.files[.sod])
-            } else {
-                #expect(!FileManager.default.fileExists(atPath: out.path), "a dump was saved")
-                #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
-            }
-        }
+        let (r, out, _) = try scan(["--pace", "--mapping", "cam", "--no-extended-length", "--fault", "bad-mac@CardSecurity"],
+                                   dump: pace)
+        try #require(r.status == 0, "scan failed: \(r.stderr)")
+        #expect(recoveries(r, of: "CardSecurity") == 1)
+        let read = try DumpFolder(reading: out)
+        let original = try DumpFolder(reading: pace)
+        #expect(read.files[.cardSecurity] == original.files[.cardSecurity], "CardSecurity.bin differs from the fixture")
+        #expect(read.files[.sod] == original.files[.sod])
+    }
+
+    /// DG2 is in every eMRTD: a chip that lists it and withholds it gives no dump.
+    @Test(arguments: ["status:6A82@DG2/0", "status:6982@DG2/0"])
+    func withheldFaceImageIsAnError(fault: String) throws {
+        let (r, out, folder) = try scan(["--fault", fault])
+        try expectFailure(r, folder: folder, out: out, phrase: "The chip did not provide DG2")
+    }
+
+    /// A chip that lists DG14 (or DG15) and withholds it does not escape chip (or active)
+    /// authentication: the verdict is "failed", and the manifest names the withheld file.
+    @Test(arguments: [("status:6A82@DG14/0", "chip_authentication"), ("status:6982@DG15/0", "active_authentication")])
+    func withheldAuthenticationFileFailsTheCheck(fault: String, key: String) throws {
+        let (r, out, _) = try scan(["--fault", fault])
+        #expect(r.status == 0, "\(r.stderr)")
+        let verdict = try #require(r.json?[key] as? [String: Any])
+        #expect(verdict["status"] as? String == "failed")
+        #expect((verdict["detail"] as? String ?? "").contains("lists DG1"), "\(verdict)")
+        let manifest = try #require(try DumpFolder(reading: out).manifest)
+        #expect(manifest.unavailable?.isEmpty == false)
+    }
+
+    /// One corrupted answer right after chip authentication (the answer that proves it) is not
+    /// taken for a cloned chip: chip authentication is run again and passes.
+    @Test func badMACRightAfterChipAuthenticationIsRetried() throws {
+        let (r, out, _) = try scan(["--fault", "bad-mac@DG1/0"])
+        try expectDumpEqualsFixture(r, out)
+        #expect((r.json?["chip_authentication"] as? [String: Any])?["status"] as? String == "passed", "\(r.stderr)")
     }
 }
 }

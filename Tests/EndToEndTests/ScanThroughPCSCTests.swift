@@ -68,6 +68,18 @@ final class ScanThroughPCSC {
         try expectDumpEqualsFixture(out)
     }
 
+    @Test func photoOfTheDataPageGivesTheKey() throws {
+        // A generated photo of this passport's data page (scripts/ocr/make-dataset --mrz ...):
+        // camera image → Tesseract → MRZ → BAC → the same dump.
+        try Harness.startVirtualPassport(Self.fixture)
+        let photo = TestPaths.fixtures.appendingPathComponent("ocr/datapage-td3-uto.jpg")
+        let out = work.appendingPathComponent("dump-photo")
+        let r = try Harness.passport(["scan", "--json", "--mrz-image", photo.path, "--out", out.path])
+        try #require(r.status == 0, "scan failed: \(r.stderr)")
+        #expect(r.stderr.contains("Read the MRZ from"))
+        try expectDumpEqualsFixture(out)
+    }
+
     @Test func scanVerifiesWhenTrustAnchorsAreGiven() throws {
         try Harness.startVirtualPassport(Self.fixture)
         let out = work.appendingPathComponent("verified")
