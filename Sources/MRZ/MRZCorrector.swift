@@ -26,11 +26,19 @@ public enum MRZCorrector {
         public var isValid: Bool { mrz.isValid && grammarViolations == 0 }
     }
 
+    /// How many characters a line may have too many or too few.
+    public static let maxLengthError = 6
+
     /// Corrects `rawLines` (any case, stray spaces allowed). Throws `MRZError.unknownLayout` when the
     /// lines cannot be any MRZ layout, even after fixing their lengths.
     public static func correct(_ rawLines: [String]) throws -> Result {
         let cleaned = rawLines.map(normalise).filter { !$0.isEmpty }
         guard let format = likelyFormat(cleaned) else {
+            throw MRZError.unknownLayout(lineLengths: cleaned.map(\.count))
+        }
+        // Lines far from the layout's length are not a misread MRZ (and would make the search
+        // below slow): refuse them.
+        guard cleaned.allSatisfy({ abs($0.count - format.lineLength) <= maxLengthError }) else {
             throw MRZError.unknownLayout(lineLengths: cleaned.map(\.count))
         }
         let raw = cleaned.map { Array($0) }

@@ -31,10 +31,12 @@ struct MRZBandFinder {
     var debugFolder = ProcessInfo.processInfo.environment["PASSPORT_OCR_DEBUG"]
     var maxSkew = 12.0
 
-    func find(in grey: LeptonicaImage) -> Result? {
+    /// `smoothing` averages 3×3 pixels first: in dark, noisy photos sensor noise would otherwise
+    /// pass the threshold as print; in clean ones it can merge or thin the MRZ's characters.
+    func find(in grey: LeptonicaImage, smoothing: Bool = false) -> Result? {
         let factor = min(1.0, Double(detectionWidth) / Double(grey.width))
         guard let small = grey.scaled(by: factor),
-              let mask = darkMarks(small)
+              let mask = darkMarks(smoothing ? LeptonicaImage(pixBlockconv(small.pix, 1, 1)) : small)
         else { return nil }
 
         var angle: Float = 0, confidence: Float = 0
@@ -54,7 +56,8 @@ struct MRZBandFinder {
     }
 
     /// Dark marks on a lighter ground, as a 1-bit mask.
-    private func darkMarks(_ small: LeptonicaImage) -> LeptonicaImage? {
+    private func darkMarks(_ small: LeptonicaImage?) -> LeptonicaImage? {
+        guard let small else { return nil }
         let cell = oddSize(Double(small.width) / 60)
         guard let hat = LeptonicaImage(pixTophat(small.pix, cell, cell, Int32(L_TOPHAT_BLACK))),
               let inverted = LeptonicaImage(pixInvert(nil, hat.pix))

@@ -80,10 +80,30 @@ public final class MRZScanner {
             throw MRZScanError.undecodableImage
         }
         let side = max(grey.width, grey.height)
-        guard let working = side > maxImageSide ? grey.scaled(by: Double(maxImageSide) / Double(side)) : grey,
-              let found = finder.find(in: working), !found.bands.isEmpty
-        else { throw MRZScanError.noZoneFound }
+        guard let working = side > maxImageSide ? grey.scaled(by: Double(maxImageSide) / Double(side)) : grey else {
+            throw MRZScanError.undecodableImage
+        }
+        var failure: (problems: Int, error: MRZScanError)?
+        // Clean photos are read without smoothing; a photo that gives no valid MRZ is searched again
+        // with the noise averaged out.
+        for smoothing in [false, true] {
+            guard let found = finder.find(in: working, smoothing: smoothing), !found.bands.isEmpty else { continue }
+            switch read(found) {
+            case .success(let result): return result
+            case .failure(let problems, let error):
+                if failure == nil || problems < failure!.problems { failure = (problems, error) }
+            }
+        }
+        throw failure?.error ?? MRZScanError.noZoneFound
+    }
 
+    private enum Attempt {
+        case success(MRZScanResult)
+        case failure(problems: Int, MRZScanError)
+    }
+
+    /// Reads the candidate zones until one gives a valid MRZ; else the least broken reading.
+    private func read(_ found: MRZBandFinder.Result) -> Attempt {
         var bestFailure: MRZScanError?
         var bestFailingCount = Int.max
         // Most photos are read at the first scale; a failing one is read again smaller and larger.
@@ -96,8 +116,8 @@ public final class MRZScanner {
                     continue
                 }
                 if corrected.isValid && corrected.cost <= maxCorrectionCost {
-                    return MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
-                                         skewDegrees: found.skewDegrees, cost: corrected.cost)
+                    return .success(MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
+                                                  skewDegrees: found.skewDegrees, cost: corrected.cost))
                 }
                 let failing = corrected.mrz.checks.filter { !$0.isValid }.map(\.field)
                 let problems = max(1, failing.count + corrected.grammarViolations)
@@ -108,7 +128,7 @@ public final class MRZScanner {
                 }
             }
         }
-        throw bestFailure ?? MRZScanError.noZoneFound
+        return .failure(problems: bestFailure == nil ? Int.max : bestFailingCount, bestFailure ?? .noZoneFound)
     }
 
     /// The band's lines as read; for two lines of about 30 characters (a TD1 card whose third
@@ -129,8 +149,8 @@ public final class MRZScanner {
     public var textHeight = 22
     /// Readings that needed more substitutions than this are refused: on a garbled line the
     /// check digits can be satisfied by chance (measured on generated pages: correct reads
-    /// cost 0-2).
-    public var maxCorrectionCost = 3
+    /// cost 0-2, wrong ones that got through cost 3 or more).
+    public var maxCorrectionCost = 2
 
     /// One line cut out across the whole zone's width (the lines share their edges; a line whose
     /// trailing fillers faded is still read to the end), with the margin Tesseract needs.

@@ -47,7 +47,10 @@ func run(_ bytes: [UInt8]) {
         guard let response = try? ResponseAPDU(encoded: bytes) else { return }
         let channel = SecureMessagingChannel(over: NullChannel(), keys: smKeys, ssc: hexBytes("887022120C06C227"))
         _ = try? channel.unwrap(response)
-    case .mrz: _ = try? MRZ(text: String(decoding: bytes, as: UTF8.self))
+    case .mrz:
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = try? MRZ(text: text)
+        _ = try? MRZCorrector.correct(text.split(separator: "\n").map(String.init)) // OCR output
     case .sdjwt, .jws:
         var verifier = PresentationVerifier(audience: "https://a.example", nonce: "n")
         verifier.maxAge = .infinity
