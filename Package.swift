@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "Credentials", dependencies: ["COpenSSL"]),
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
         .target(name: "CUniFFI"),
-        .target(name: "Proving", dependencies: ["CUniFFI"]),
+        .target(name: "Proving", dependencies: ["CUniFFI", "COpenSSL"]),
         .executableTarget(name: "passport-prover", dependencies: ["Proving"]),
         .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "ImageCodecs", "Proving"]),
         .executableTarget(name: "passport", dependencies: [

@@ -64,7 +64,13 @@ public enum CredentialIssuer {
         case (_, nil):
             fallbackReason = "no mopro prover library is configured (--prover-library, PASSPORT_MOPRO_LIBRARY or ~/.config/passport/prover.json)"
         case (_, let configuration?):
-            let inputs = CircuitInputs.compareAge(dg1: dg1Bytes, expiryYYMMDD: mrz.expiryDate, currentDate: now)
+            let inputs: [String]
+            do {
+                inputs = try compareAgeInputs(dump: dump, dg1: dg1Bytes, now: now)
+            } catch {
+                fallbackReason = "cannot build the compare_age circuit inputs: \(error); issued the SD-JWT credential instead"
+                break
+            }
             switch proverRunner.prove(inputs: inputs, configuration: configuration) {
             case .success(let proof):
                 proofEvidence = ["system": "UltraHonk (Noir via mopro)", "circuit": CircuitInputs.circuitVersion,
@@ -95,6 +101,73 @@ public enum CredentialIssuer {
         let credential = try PassportCredential.issue(claims, format: format, key: key, now: now)
         return Outcome(credential: credential, format: format, holderDID: DIDKey.did(for: key.publicKey), claims: claims,
                        proverFallbackReason: fallbackReason, passiveAuthentication: report)
+    }
+
+    /// A reason the circuit inputs cannot be built from a dump.
+    struct CircuitInputError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// zkPassport's compare_age inputs from a verified dump: DG1, the EF.SOD eContent
+    /// (LDSSecurityObject), the SignerInfo signature with the Document Signer's key type, and
+    /// DG2's hash as listed in the SOD. Fresh random salts; no service scope, no nullifier secret.
+    static func compareAgeInputs(dump: DumpFolder, dg1: [UInt8], now: Date) throws -> [String] {
+        guard let sodBytes = dump.files[.sod] else { throw CircuitInputError("the dump has no EF.SOD") }
+        let sod = try SecurityObject(bytes: sodBytes)
+        let cms = try CMSSignedData(contentInfo: sod.cms[...])
+        guard let dg2Hash = sod.dataGroupHashes[2] else { throw CircuitInputError("EF.SOD lists no DG2 hash") }
+        guard let signer = cms.signers.first else { throw CircuitInputError("EF.SOD has no SignerInfo") }
+        var documentSigner: Certificate?
+        for der in cms.certificates {
+            if let certificate = try? Certificate(der: der, source: "EF.SOD"), signer.identifies(certificate) {
+                documentSigner = certificate
+                break
+            }
+        }
+        guard let documentSigner else {
+            throw CircuitInputError("the Document Signer certificate is not in EF.SOD, so its key type is unknown")
+        }
+        let signature = try sodSignature(signer.signature, documentSigner: documentSigner)
+        let algorithm: DG2HashAlgorithm? = switch sod.hashAlgorithm {
+        case .sha1?: .sha1
+        case .sha224?: .sha224
+        case .sha256?: .sha256
+        case .sha384?: .sha384
+        case .sha512?: .sha512
+        case nil: nil
+        }
+        return try CircuitInputs.compareAge(dg1: dg1, eContent: sod.content, signature: signature, dg2Hash: dg2Hash,
+                                            dg2HashAlgorithm: algorithm, currentDate: now)
+    }
+
+    /// The SOD signature with what the circuits need of the DSC key, read from the certificate's
+    /// SubjectPublicKeyInfo: for RSA the modulus length, for ECDSA the curve (named or explicit).
+    static func sodSignature(_ signature: [UInt8], documentSigner: Certificate) throws -> SODSignature {
+        var fields = try TLV.parse(TLV.parse(documentSigner.der).children()[0].encoded).children()
+        if fields.first?.tag == 0xA0 { fields.removeFirst() } // version
+        guard fields.count >= 6, fields[5].tag == 0x30 else { throw CircuitInputError("the DSC has no SubjectPublicKeyInfo") }
+        let publicKeyInfo = try fields[5].children()
+        guard publicKeyInfo.count == 2, publicKeyInfo[0].tag == 0x30, publicKeyInfo[1].tag == 0x03 else {
+            throw CircuitInputError("the DSC's SubjectPublicKeyInfo is malformed")
+        }
+        let algorithm = try publicKeyInfo[0].children()
+        guard let oid = algorithm.first, oid.tag == 0x06 else { throw CircuitInputError("the DSC's key algorithm is malformed") }
+        switch try ObjectIdentifier.dotted(oid.value) {
+        case "1.2.840.10045.2.1": // id-ecPublicKey
+            guard algorithm.count > 1 else { throw CircuitInputError("the DSC's EC key names no curve") }
+            let curve = try ECDSACurve(parameters: Array(algorithm[1].encoded))
+            return .ecdsa(signature: signature, curve: curve)
+        case "1.2.840.113549.1.1.1", "1.2.840.113549.1.1.10": // rsaEncryption, RSASSA-PSS
+            // BIT STRING: unused-bits byte 0, then RSAPublicKey ::= SEQUENCE { modulus, publicExponent }.
+            let bits = publicKeyInfo[1].value
+            guard bits.first == 0 else { throw CircuitInputError("the DSC's RSA key is malformed") }
+            let key = try TLV.parse(bits.dropFirst()).children()
+            guard let modulus = key.first, modulus.tag == 0x02 else { throw CircuitInputError("the DSC's RSA key has no modulus") }
+            return .rsa(signature: signature, modulusBytes: modulus.value.drop(while: { $0 == 0 }).count)
+        case let other:
+            throw CircuitInputError("the DSC's key algorithm \(other) is neither RSA nor ECDSA")
+        }
     }
 
     /// YYMMDD → midnight UTC of that day; nil with fillers or impossible values.

@@ -5,28 +5,28 @@ import Foundation
 /// declaration order, struct fields in order, arrays element by element, each as a decimal or
 /// 0x-hex field string.
 ///
-/// Not computed here: the Poseidon2 commitments and hashes that chain the circuits together
-/// (`comm_in`, `SaltedValue.hash`, the private nullifier). They are passed as 0, which the real
-/// circuits reject, so a real prover run falls back to the SD-JWT credential until they are.
+/// The Poseidon2 values that chain the circuits (`comm_in`, the `SaltedValue` hashes, the
+/// private nullifier, the normalised DG2 hash) are computed by `ZKPassportCommitments` from the
+/// passport's DG1, the EF.SOD eContent and signature and DG2's hash, exactly as the ID-data and
+/// integrity circuits would (port of scripts/zk/commitments.py, checked against zkPassport's
+/// published values). `compare_age` itself only checks `comm_in` against the salted values it is
+/// given; the link to the passport signature is made when a verifier matches `comm_in` with an
+/// integrity proof's `comm_out` made with the same salts.
 public enum CircuitInputs {
     public static let circuitVersion = "zkpassport/circuits 0.17.0 compare/age/standard"
 
     /// `compare_age` (121 fields): comm_in, current_date, salted private nullifier, salted
-    /// expiry date (6 bytes), salted DG1 (95 bytes), salted DG2 hash and hash type,
-    /// min_age_required, max_age_required, nullifier_secret, service_scope, service_subscope.
-    public static func compareAge(dg1: [UInt8], expiryYYMMDD: String, currentDate: Date, minimumAge: Int = 18,
-                                  salt: () -> String = randomField) -> [String] {
-        var fields: [String] = []
-        func salted(_ values: [String]) { fields.append(salt()); fields += values; fields.append("0") }
-        fields.append("0")                                       // comm_in (Poseidon2, not computed)
-        fields.append(String(Int(currentDate.timeIntervalSince1970)))
-        salted(["0"])                                            // private nullifier
-        salted(Array(expiryYYMMDD.utf8.prefix(6)).map { String($0) })
-        salted(padded(dg1, to: 95).map { String($0) })
-        salted(["0"])                                            // DG2 hash (normalised)
-        salted(["3"])                                            // DG2 hash type: SHA-256
-        fields += [String(minimumAge), "0", "0", "0", "0"]        // min, max (none), nullifier secret, scope, subscope
-        return fields
+    /// expiry date (6 bytes, read from DG1), salted DG1 (95 bytes), salted DG2 hash (normalised)
+    /// and hash type, min_age_required, max_age_required (0: none), nullifier_secret (0),
+    /// service_scope (0), service_subscope (0). See `CompareAgeWitness.inputs()` for the format.
+    /// Throws when the data do not fit the circuit (DG1 over 95 bytes, eContent over 700, an
+    /// unknown DG2 hash length, an unreadable signature).
+    public static func compareAge(dg1: [UInt8], eContent: [UInt8], signature: SODSignature, dg2Hash: [UInt8],
+                                  dg2HashAlgorithm: DG2HashAlgorithm? = nil, currentDate: Date, minimumAge: Int = 18,
+                                  salts: IntegrityToDisclosureSalts = .random()) throws -> [String] {
+        try CompareAgeWitness(dg1: dg1, eContent: eContent, signature: signature, dg2Hash: dg2Hash,
+                              dg2HashAlgorithm: dg2HashAlgorithm, currentDate: currentDate, minimumAge: minimumAge,
+                              salts: salts).inputs()
     }
 
     /// The byte arrays the data-integrity and signature circuits take, zero-padded to their sizes.

@@ -88,16 +88,65 @@ import TestSupport
 
 /// The compare_age inputs in zkpassport/circuits 0.17.0 declaration order (121 witnesses).
 @Suite struct CompareAgeInputs {
+    // A TD3 DG1 (93 bytes, padded to 95) whose MRZ expires 340930.
+    static let mrz = "P<ZKRSMITH<<JOHN<MILLER<<<<<<<<<<<<<<<<<<<<<ZP1111111_ZKR951112_M340930_<<<<<<<<<<<<<<<<"
+    static let dg1: [UInt8] = [0x61, 0x5B, 0x5F, 0x1F, 0x58] + Array(CompareAgeInputs.mrz.utf8)
+    static let eContent: [UInt8] = [0x30, 0x03, 0x02, 0x01, 0x00]
+    static let signature = SODSignature.rsa(signature: [UInt8](repeating: 0x17, count: 255), modulusBytes: 256)
+    static let dg2Hash = [UInt8](repeating: 0xAB, count: 32)
+    static let date = Date(timeIntervalSince1970: 1_795_000_000)
+
     @Test func orderAndSizes() throws {
-        let dg1 = [0x61, 0x5B, 0x5F, 0x1F, 0x58] + [UInt8](repeating: 0x3C, count: 88)
-        let date = Date(timeIntervalSince1970: 1_795_000_000)
-        let inputs = CircuitInputs.compareAge(dg1: dg1, expiryYYMMDD: "340930", currentDate: date, salt: { "0x5a" })
+        let salt = FieldElement(0x5a)
+        let salts = IntegrityToDisclosureSalts(all: salt)
+        let inputs = try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date, salts: salts)
+        let values = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
+                                           currentDate: Self.date, salts: salts).values()
+        let zero = FieldElement.zero.hex
         #expect(inputs.count == 121)
-        #expect(inputs[1] == "1795000000")                       // current_date
-        #expect(Array(inputs[2...4]) == ["0x5a", "0", "0"])      // salted private nullifier
-        #expect(Array(inputs[5...12]) == ["0x5a", "51", "52", "48", "57", "51", "48", "0"]) // salted expiry "340930"
-        #expect(inputs[13] == "0x5a" && inputs[14] == "97" && inputs[15] == "91")           // DG1 starts 61 5B
+        #expect(inputs[0] == values.commitmentIn.hex && !values.commitmentIn.isZero)          // comm_in
+        #expect(inputs[1] == "1795000000")                                                     // current_date
+        #expect(Array(inputs[2...4]) == [salt.hex, values.privateNullifier.hex, zero])         // salted private nullifier
+        #expect(!values.privateNullifier.isZero)
+        #expect(Array(inputs[5...12]) == [salt.hex, "51", "52", "48", "57", "51", "48", zero]) // salted expiry "340930"
+        #expect(inputs[13] == salt.hex && inputs[14] == "97" && inputs[15] == "91")           // DG1 starts 61 5B
         #expect(inputs[14 + 92] == "60" && inputs[14 + 93] == "0" && inputs[14 + 94] == "0") // 93 bytes, padded to 95
-        #expect(Array(inputs[116...120]) == ["18", "0", "0", "0", "0"])
+        #expect(inputs[109] == zero)
+        #expect(Array(inputs[110...112]) == [salt.hex, values.dg2HashNormalized.hex, zero])    // salted DG2 hash
+        #expect(Array(inputs[113...115]) == [salt.hex, "3", zero])                             // salted DG2 hash type: SHA-256
+        #expect(Array(inputs[116...120]) == ["18", "0", zero, zero, zero])                     // min, max, secret, scope, subscope
+        // The RSA signature enters the private nullifier left-padded to the modulus.
+        let padded = try ZKPassportCommitments.privateNullifier(dg1: Self.dg1, eContent: Self.eContent,
+                                                                signature: [0] + [UInt8](repeating: 0x17, count: 255))
+        #expect(values.privateNullifier == padded)
+    }
+
+    @Test func freshSaltsEachTime() throws {
+        let first = try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                                 dg2Hash: Self.dg2Hash, currentDate: Self.date)
+        let second = try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date)
+        #expect(first[0] != second[0] && first[2] != second[2])
+        #expect(first[3] == second[3])                                                         // same private nullifier
+    }
+
+    @Test func refusesWhatTheCircuitCannotTake() {
+        #expect(throws: ZKPassportInputError.self) {
+            try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
+                                         currentDate: Self.date, salts: IntegrityToDisclosureSalts(all: .zero))
+        }
+        #expect(throws: ZKPassportInputError.self) {
+            try CircuitInputs.compareAge(dg1: Self.dg1 + [UInt8](repeating: 0x3C, count: 3), eContent: Self.eContent,
+                                         signature: Self.signature, dg2Hash: Self.dg2Hash, currentDate: Self.date)
+        }
+        #expect(throws: ZKPassportInputError.self) {
+            try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                         dg2Hash: [UInt8](repeating: 1, count: 33), currentDate: Self.date)
+        }
+        #expect(throws: ZKPassportInputError.self) {
+            try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
+                                         dg2HashAlgorithm: .sha512, currentDate: Self.date)
+        }
     }
 }
