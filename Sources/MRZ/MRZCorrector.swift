@@ -22,6 +22,8 @@ public enum MRZCorrector {
         public let grammarViolations: Int
         /// How much the chosen reading departs from what was read (0: only forced fixes).
         public let cost: Int
+        /// A character had to be dropped or put back somewhere other than in a run of fillers.
+        public var realigned = false
         /// Every check digit holds and the text fits the layout's grammar.
         public var isValid: Bool { mrz.isValid && grammarViolations == 0 }
     }
@@ -71,7 +73,8 @@ public enum MRZCorrector {
             for variant in variants {
                 var lines = fitted
                 lines[index] = fitLength(variant, to: format.lineLength)
-                if let candidate = correctFitted(lines, format: format), candidate.score < best.score {
+                if var candidate = correctFitted(lines, format: format), candidate.score < best.score {
+                    candidate.result.realigned = true
                     best = candidate
                 }
             }

@@ -8,7 +8,8 @@ public enum MRZScanError: Error, Equatable, Sendable, CustomStringConvertible {
     case noZoneFound
     /// Lines were read but no reading satisfies every check digit.
     case checkDigitsFail(lines: [String], failing: [CheckDigitResult.Field])
-    /// Check digits hold only after more substitutions than can be trusted.
+    /// Check digits hold only after more substitutions than can be trusted, or after corrections
+    /// no second reading confirmed.
     case uncertain(lines: [String])
     /// Text was found but not in any MRZ layout.
     case unreadable(lines: [String])
@@ -29,7 +30,7 @@ public enum MRZScanError: Error, Equatable, Sendable, CustomStringConvertible {
             return "An MRZ was read but its check digits fail (\(failing.map(\.rawValue).joined(separator: ", "))). "
                 + "Take a sharper photo, or give the MRZ with --mrz."
         case .uncertain:
-            return "An MRZ was read but only with so many corrections that it cannot be trusted. "
+            return "An MRZ was read but not reliably (it needed corrections that a second reading did not confirm). "
                 + "Take a sharper photo, or give the MRZ with --mrz."
         case .unreadable(let lines):
             return "Text was found but it is not an MRZ (\(lines.count) line(s) of \(lines.map { String($0.count) }.joined(separator: ", ")) "
@@ -103,29 +104,46 @@ public final class MRZScanner {
     }
 
     /// Reads the candidate zones until one gives a valid MRZ; else the least broken reading.
+    ///
+    /// A clean reading (no substitutions; a miscounted run of fillers at most) is taken at once.
+    /// A reading that needed substitutions or realignment is taken only when the same zone read
+    /// at another scale gives the same access key: on a garbled line the check digits can hold
+    /// by chance, and two independent misreadings rarely agree.
     private func read(_ found: MRZBandFinder.Result) -> Attempt {
         var bestFailure: MRZScanError?
         var bestFailingCount = Int.max
-        // Most photos are read at the first scale; a failing one is read again smaller and larger.
-        let attempts = found.bands.prefix(maxBands).map { ($0, textHeight) }
-            + found.bands.prefix(2).flatMap { [($0, textHeight - 5), ($0, textHeight + 7)] }
-        for (band, height) in attempts {
-            for lines in readings(of: band, in: found.deskewed, textHeight: height) {
-                guard let corrected = try? MRZCorrector.correct(lines) else {
-                    if bestFailure == nil { bestFailure = .unreadable(lines: lines) }
-                    continue
+        for (index, band) in found.bands.prefix(maxBands).enumerated() {
+            var unconfirmed: [MRZScanResult] = []
+            // Most photos are read at the first scale; a failing one is read again smaller and larger.
+            let heights = index < 2 ? [textHeight, textHeight - 5, textHeight + 7] : [textHeight]
+            for height in heights {
+                for lines in readings(of: band, in: found.deskewed, textHeight: height) {
+                    guard let corrected = try? MRZCorrector.correct(lines) else {
+                        if bestFailure == nil { bestFailure = .unreadable(lines: lines) }
+                        continue
+                    }
+                    if corrected.isValid && corrected.cost <= maxCorrectionCost {
+                        let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
+                                                   skewDegrees: found.skewDegrees, cost: corrected.cost)
+                        let clean = corrected.cost == 0 && !corrected.realigned
+                        if clean || unconfirmed.contains(where: { $0.mrz.accessKey == result.mrz.accessKey }) {
+                            return .success(result)
+                        }
+                        unconfirmed.append(result)
+                        continue
+                    }
+                    let failing = corrected.mrz.checks.filter { !$0.isValid }.map(\.field)
+                    let problems = max(1, failing.count + corrected.grammarViolations)
+                    if problems < bestFailingCount {
+                        bestFailingCount = problems
+                        bestFailure = corrected.isValid ? .uncertain(lines: corrected.mrz.lines)
+                            : .checkDigitsFail(lines: corrected.mrz.lines, failing: failing)
+                    }
                 }
-                if corrected.isValid && corrected.cost <= maxCorrectionCost {
-                    return .success(MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
-                                                  skewDegrees: found.skewDegrees, cost: corrected.cost))
-                }
-                let failing = corrected.mrz.checks.filter { !$0.isValid }.map(\.field)
-                let problems = max(1, failing.count + corrected.grammarViolations)
-                if problems < bestFailingCount {
-                    bestFailingCount = problems
-                    bestFailure = corrected.isValid ? .uncertain(lines: corrected.mrz.lines)
-                        : .checkDigitsFail(lines: corrected.mrz.lines, failing: failing)
-                }
+            }
+            if let first = unconfirmed.first, bestFailingCount > 0 {
+                bestFailingCount = 0 // closer than any failing reading
+                bestFailure = .uncertain(lines: first.mrz.lines)
             }
         }
         return .failure(problems: bestFailure == nil ? Int.max : bestFailingCount, bestFailure ?? .noZoneFound)
