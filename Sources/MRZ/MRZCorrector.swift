@@ -24,6 +24,8 @@ public enum MRZCorrector {
         public let cost: Int
         /// A character had to be dropped or put back somewhere other than in a run of fillers.
         public var realigned = false
+        /// The most characters a line was read with too many or too few.
+        public var lengthError = 0
         /// Every check digit holds and the text fits the layout's grammar.
         public var isValid: Bool { mrz.isValid && grammarViolations == 0 }
     }
@@ -50,9 +52,10 @@ public enum MRZCorrector {
         }
         // A line read with a character too many or too few (a speck at the edge, a letter read
         // twice, a filler or a thin first letter lost) may be off anywhere, not only in a run of
-        // fillers. When the reading above fails, try dropping each character, and putting a filler
-        // (or, at the start, a document-code letter) back at each position, and keep the cheapest
-        // reading: a misaligned line can satisfy its check digits only with substitutions.
+        // fillers. For such a line (and for every line when the reading above fails), try dropping
+        // each character, and putting a filler (or, at the start, a document-code letter) back at
+        // each position, and keep the cheapest reading: a misaligned line can satisfy its check
+        // digits only with substitutions.
         for (index, line) in raw.enumerated() where !best.result.isValid || line.count != format.lineLength {
             var variants: [[Character]] = []
             // A letter read twice is the likeliest extra character: those deletions come first and
@@ -79,7 +82,9 @@ public enum MRZCorrector {
                 }
             }
         }
-        return best.result
+        var result = best.result
+        result.lengthError = raw.map { abs($0.count - format.lineLength) }.max() ?? 0
+        return result
     }
 
     /// The best reading of lines that already have the layout's length, and its score (lower is
@@ -134,6 +139,7 @@ public enum MRZCorrector {
                 changes.append(Change(line: lineIndex + 1, position: position + 1, from: original[position], to: character))
             }
         }
+        // The score is the substitution cost plus 100 per failing check or grammar violation.
         return (Result(mrz: best.mrz, changes: changes, grammarViolations: grammar.violations(in: best.lines), cost: best.score % 100),
                 best.score)
     }

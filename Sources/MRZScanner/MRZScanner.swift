@@ -105,7 +105,7 @@ public final class MRZScanner {
 
     /// Reads the candidate zones until one gives a valid MRZ; else the least broken reading.
     ///
-    /// A clean reading (no substitutions; a miscounted run of fillers at most) is taken at once.
+    /// A clean reading (no substitutions; a filler or two miscounted at most) is taken at once.
     /// A reading that needed substitutions or realignment is taken only when the same zone read
     /// at another scale gives the same access key: on a garbled line the check digits can hold
     /// by chance, and two independent misreadings rarely agree.
@@ -125,7 +125,7 @@ public final class MRZScanner {
                     if corrected.isValid && corrected.cost <= maxCorrectionCost {
                         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
                                                    skewDegrees: found.skewDegrees, cost: corrected.cost)
-                        let clean = corrected.cost == 0 && !corrected.realigned
+                        let clean = corrected.cost == 0 && !corrected.realigned && corrected.lengthError <= 2
                         if clean || unconfirmed.contains(where: { $0.mrz.accessKey == result.mrz.accessKey }) {
                             return .success(result)
                         }
