@@ -56,7 +56,10 @@ public enum MRZCorrector {
         // each character, and putting a filler (or, at the start, a document-code letter) back at
         // each position, and keep the cheapest reading: a misaligned line can satisfy its check
         // digits only with substitutions.
-        for (index, line) in raw.enumerated() where !best.result.isValid || line.count != format.lineLength {
+        // A reading with more than two problems is not one character away from an MRZ: skip it
+        // (this keeps garbage input fast).
+        let closeToValid = best.score < 300
+        for (index, line) in raw.enumerated() where line.count != format.lineLength || (!best.result.isValid && closeToValid) {
             var variants: [[Character]] = []
             // A letter read twice is the likeliest extra character: those deletions come first and
             // so win ties.
