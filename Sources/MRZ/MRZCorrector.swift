@@ -76,9 +76,16 @@ public enum MRZCorrector {
                     variants.append(longer)
                 }
             }
-            for variant in variants {
+            // Only the few variants that fit the grammar and check digits best as read are worth
+            // the full search (which costs milliseconds each).
+            let grammar = Grammar(format: format)
+            let ranked = variants.map { variant -> (problems: Int, lines: [[Character]]) in
                 var lines = fitted
                 lines[index] = fitLength(variant, to: format.lineLength)
+                return (grammar.quickProblems(in: lines), lines)
+            }
+            for (_, lines) in ranked.enumerated().sorted(by: { ($0.element.problems, $0.offset) < ($1.element.problems, $1.offset) })
+                .prefix(6).map(\.element) {
                 if var candidate = correctFitted(lines, format: format), candidate.score < best.score {
                     candidate.result.realigned = true
                     best = candidate
@@ -405,6 +412,16 @@ public enum MRZCorrector {
         static let letterForDigit: [Character: Character] = ["0": "O", "1": "I", "2": "Z", "4": "A", "5": "S", "6": "G", "8": "B", "7": "T"]
         static let digitForLetter: [Character: Character] = ["O": "0", "Q": "0", "D": "0", "U": "0", "I": "1", "L": "1", "J": "1",
                                                               "Z": "2", "S": "5", "G": "6", "B": "8", "T": "7", "A": "4"]
+        /// A cheap estimate of how far lines are from a valid MRZ: grammar violations and failing
+        /// check digits after the forced fixes only (no search).
+        func quickProblems(in lines: [[Character]]) -> Int {
+            let forced = lines.enumerated().map { lineIndex, line in
+                line.enumerated().map { options(for: $1, kind: kinds[lineIndex][$0])[0].character }
+            }
+            let failing = groups.filter { !$0.holds($0.positions.map { forced[$0.line][$0.index] }) }.count
+            return violations(in: forced) + failing
+        }
+
         /// Characters that cannot stand where they are, plus impossible dates.
         func violations(in lines: [[Character]]) -> Int {
             var count = 0
