@@ -426,7 +426,20 @@ class Pace:
     def shared_secret(self, other_public_key):
         self._check(self._with_buf(lib.PACE_STEP3B_compute_shared_secret, other_public_key),
                     "PACE_STEP3B_compute_shared_secret")
+        self._pad_dh_shared_secret()
         self._check(lib.PACE_STEP3C_derive_keys(self.ctx), "PACE_STEP3C_derive_keys")
+
+    def _pad_dh_shared_secret(self):
+        """OpenPACE takes the DH secret from DH_compute_key, which drops leading zero bytes;
+        the key derivation needs K as an octet string as long as p (as JCE/BouncyCastle
+        terminals such as JMRTD produce it), so one exchange in 256 would otherwise fail."""
+        if is_ec(self.ka.key):
+            return
+        size = self.ephemeral_params().size
+        secret = read_buf(self.ka.shared_secret)
+        if secret is not None and len(secret) < size:
+            free_buf(self.ka.shared_secret)
+            self.ka.shared_secret = buf(bytes(size - len(secret)) + secret)
 
     def token(self, other_public_key):
         b = buf(other_public_key)

@@ -310,6 +310,7 @@ def pace_vectors():
              "ephemeral_key": G2["chip_ephemeral"]},
             {"mapping_key": G2["terminal_mapping"], "ephemeral_key": G2["terminal_ephemeral"]}, G2)
         check(term.apdus[1][1][4:20] == H(G2["z"]), "G.2 encrypted nonce")
+        dh_secret_with_leading_zero(gm_dh, g1_mrz, dh_params)
     else:
         print("  skipped G.1/G.2: %s not found" % VECTORS)
         g1_mrz = td3("T22000129", "640812", "101031")
@@ -335,6 +336,28 @@ def pace_vectors():
     check(term.apdus[-1][1] == H(I1["final_response"]), "I.1 final response (T_IC, A_IC)")
     check(result.get("cam_verified") is True and
           result["ca_ic"] == I1["ca_ic"].to_bytes(32, "big"), "I.1 terminal: CA_IC, PK_Map,IC = CA_IC * PK_IC")
+
+
+def dh_secret_with_leading_zero(profile, mrz, params):
+    """G.2's nonce and keys, but a terminal ephemeral key for which the DH secret K starts with
+    a zero byte: both sides must derive KS_enc = SHA-1(K | 00000001) over K padded to |p|."""
+    import hashlib
+    p, g = params.p, params.g
+    s = int.from_bytes(H(G2["s"]), "big")
+    h = pow(pow(g, G2["chip_mapping"], p), G2["terminal_mapping"], p)
+    mapped = pow(g, s, p) * h % p
+    chip_public = pow(mapped, G2["chip_ephemeral"], p)
+    key = G2["terminal_ephemeral"]
+    while pow(chip_public, key, p).bit_length() > 8 * (params.size - 1):
+        key += 1
+    k = pow(chip_public, key, p).to_bytes(params.size, "big")
+    _, _, result = example_run(
+        "G.2 with K < 2^1016", profile, mrz,
+        {"nonce": H(G2["s"]), "mapping_key": G2["chip_mapping"], "ephemeral_key": G2["chip_ephemeral"]},
+        {"mapping_key": G2["terminal_mapping"], "ephemeral_key": key},
+        {"ks_enc": hashlib.sha1(k + b"\x00\x00\x00\x01").hexdigest()[:32],
+         "ks_mac": hashlib.sha1(k + b"\x00\x00\x00\x02").hexdigest()[:32]})
+    return result
 
 
 def aes_sm_example():
