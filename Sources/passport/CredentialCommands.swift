@@ -36,11 +36,7 @@ struct IssueCommand: ParsableCommand {
             let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, keyStore: KeyStore(), format: format,
                                                      includeNationality: nationality, prover: prover,
                                                      proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuit: proverCircuit))
-            if let out {
-                let url = URL(fileURLWithPath: out)
-                FileManager.default.createFile(atPath: url.path, contents: Data(outcome.credential.utf8),
-                                               attributes: [.posixPermissions: 0o600])
-            }
+            if let out { try writePrivateFile(Data(outcome.credential.utf8), to: out) }
             if let reason = outcome.proverFallbackReason { printError("note: \(reason)") }
             if json {
                 var claims: [String: Any] = [:]

@@ -26,6 +26,28 @@ func printJSON(_ object: [String: Any]) {
     FileHandle.standardOutput.write(data + Data("\n".utf8))
 }
 
+/// A result file that could not be written (missing folder, no permission, full disk).
+struct OutputFileError: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+    var description: String { "Cannot write \(path): \(reason)" }
+}
+
+/// Writes `data` to `path` readable by the owner only (mode 0600, also when the file existed).
+func writePrivateFile(_ data: Data, to path: String) throws {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    guard fchmod(descriptor, 0o600) == 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+    var written = 0
+    while written < data.count {
+        let result = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, data.count - written) }
+        if result < 0 && errno == EINTR { continue }
+        guard result > 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+        written += result
+    }
+}
+
 /// How an error maps to an exit code, and a stable code name for --json.
 func classify(_ error: Error) -> (exit: ExitCode, code: String) {
     switch error {
@@ -64,6 +86,7 @@ func classify(_ error: Error) -> (exit: ExitCode, code: String) {
     case let e as CredentialError:
         if case .keyStore = e { return (Exit.environment, "key_store_error") }
         return (Exit.invalidDocument, "invalid_credential")
+    case is OutputFileError: return (Exit.environment, "output_error")
     default: return (Exit.invalidDocument, "error")
     }
 }

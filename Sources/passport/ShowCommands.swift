@@ -40,7 +40,7 @@ struct PhotoCommand: ParsableCommand {
 
     @Argument(help: "The dump folder.") var dump: String
     @Option(help: "The PNG file to write.") var out: String
-    @Option(help: "Save the image as stored (JPEG or JPEG 2000) instead of converting to PNG.") var raw = false
+    @Flag(help: "Save the image as stored (JPEG or JPEG 2000) instead of converting to PNG.") var raw = false
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
@@ -50,7 +50,7 @@ struct PhotoCommand: ParsableCommand {
             let face = try DataGroup2(bytes: bytes).faces[0]
             let output = raw ? face.image : try ImageConverter.png(from: face.image)
             let size = try ImageConverter.dimensions(of: face.image)
-            try Data(output).write(to: URL(fileURLWithPath: out))
+            try writePrivateFile(Data(output), to: out)
             if json {
                 printJSON(["ok": true, "out": out, "source_format": face.format.rawValue, "width": size.width, "height": size.height, "bytes": output.count])
             } else {
