@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "DocumentSecurity", "TestSupport"]),
-        .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "TestSupport"]),
+        .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "DocumentSecurity", "TestSupport"]),
     ]
 )

@@ -157,6 +157,12 @@ public struct AlgorithmIdentifier: Sendable, Equatable {
     public let oid: String
     public let parameters: [UInt8]?
 
+    /// An OID (dotted) and the DER of its parameters (nil when absent or NULL).
+    public init(oid: String, parameters: [UInt8]?) {
+        self.oid = oid
+        self.parameters = parameters
+    }
+
     init(_ tlv: TLV) throws {
         guard tlv.tag == 0x30 else { throw PassiveAuthenticationError.malformedSOD("AlgorithmIdentifier is not a SEQUENCE") }
         let parts = try tlv.children()

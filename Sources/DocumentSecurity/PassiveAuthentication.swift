@@ -82,6 +82,7 @@ public enum PassiveAuthentication {
         case .success(let scheme):
             report.signature = .passed
             report.signatureScheme = scheme.description
+            report.sodSignatureScheme = scheme
         case .failure(let reason):
             report.signature = .failed
             report.fail("The EF.SOD signature is invalid: \(reason.message).")
@@ -191,6 +192,8 @@ public struct PassiveAuthenticationReport: Sendable {
     public var dataGroups: [DataGroupCheck] = []
     public var signature: Status = .notChecked
     public var signatureScheme: String?
+    /// The scheme the EF.SOD signature verified with.
+    public var sodSignatureScheme: SignatureScheme?
     public var documentSigner: CertificateInfo?
     public var csca: CertificateInfo?
     public var chain: Status = .notChecked
@@ -223,7 +226,7 @@ public struct DataGroupCheck: Sendable, Equatable {
     public let status: Status
 }
 
-/// A certificate as reports show it (no key material).
+/// A certificate as reports show it.
 public struct CertificateInfo: Sendable {
     public let subject: String
     public let issuer: String
@@ -232,8 +235,11 @@ public struct CertificateInfo: Sendable {
     public let notAfter: Date
     public let key: String
     public let source: String
+    /// The certificate itself (DER), for what needs its key or TBS (zero-knowledge proofs).
+    public let der: [UInt8]
 
     init(_ certificate: Certificate) {
+        der = certificate.der
         subject = certificate.subject.description
         issuer = certificate.issuer.description
         serialNumber = hexString(certificate.serialNumber)

@@ -49,6 +49,16 @@ VIRVI VNMVN VUTVU WLFWF WSMWS YEMYE ZAFZA ZMBZM ZWEZW
         return icaoSpecific[trimmed] ?? iso[trimmed]
     }
 
+    /// The three-letter code of a certificate's country (two letters, or already three as for
+    /// ICAO's test state UTO), as zkPassport's circuits name states; nil when unknown.
+    public static func alpha3(fromCertificateCountry country: String) -> String? {
+        let code = country.uppercased()
+        if code.count == 3 { return isKnownMRZCode(code) ? code : nil }
+        return alpha3ByAlpha2[code]
+    }
+
+    static let alpha3ByAlpha2: [String: String] = Dictionary(iso.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+
     /// Whether a certificate's country (usually two letters, sometimes the three-letter code,
     /// as in ICAO's test state UTO) names the same state as an MRZ code.
     public static func matches(certificateCountry: String, mrzCode: String) -> Bool {

@@ -1,4 +1,4 @@
-/// A parsed machine-readable zone (ICAO 9303 parts 4-6). Fields keep the MRZ's own spelling
+/// A parsed machine-readable zone (ICAO 9303 parts 4-7). Fields keep the MRZ's own spelling
 /// (dates as YYMMDD, fillers removed at the ends); `checks` tells which check digits hold.
 public struct MRZ: Sendable, Equatable {
     public let format: MRZFormat
@@ -48,8 +48,8 @@ public struct MRZ: Sendable, Equatable {
         let format: MRZFormat
         switch (lines.count, Set(lengths)) {
         case (3, [30]): format = .td1
-        case (2, [36]): format = .td2
-        case (2, [44]): format = .td3
+        case (2, [36]): format = MRZFormat.td2.visaVariant(documentCode: lines[0].first)
+        case (2, [44]): format = MRZFormat.td3.visaVariant(documentCode: lines[0].first)
         default: throw MRZError.unknownLayout(lineLengths: lengths)
         }
         for (lineIndex, line) in lines.enumerated() {
@@ -101,6 +101,21 @@ public struct MRZ: Sendable, Equatable {
             check(.birthDate, birthDate, l[1][19])
             check(.expiryDate, expiryDate, l[1][27])
             check(.composite, text(1, 0..<10) + text(1, 13..<20) + text(1, 21..<35), l[1][35])
+        case .mrvA, .mrvB:
+            // ICAO 9303-7: the TD3/TD2 positions, but no composite check digit and optional data
+            // (personal data of the issuing state) without a check digit of its own.
+            let length = format.lineLength
+            (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(0, 5..<length))
+            let numberField = text(1, 0..<9)
+            documentNumber = numberField.trimmingFillers()
+            nationality = text(1, 10..<13).trimmingFillers()
+            birthDate = text(1, 13..<19)
+            sex = text(1, 20..<21)
+            expiryDate = text(1, 21..<27)
+            optionalData = text(1, 28..<length).trimmingFillers()
+            check(.documentNumber, numberField, l[1][9])
+            check(.birthDate, birthDate, l[1][19])
+            check(.expiryDate, expiryDate, l[1][27])
         case .td1:
             (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(2, 0..<30))
             let number = MRZ.documentNumber(main: text(0, 5..<14), checkDigit: l[0][14], optional: text(0, 15..<30))

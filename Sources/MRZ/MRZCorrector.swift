@@ -195,11 +195,13 @@ public enum MRZCorrector {
         return out
     }
 
+    /// The layout by line count and length; a two-line zone whose document code starts with V
+    /// is a visa (no composite check digit to satisfy).
     static func likelyFormat(_ lines: [String]) -> MRZFormat? {
         let mean = lines.isEmpty ? 0 : lines.map(\.count).reduce(0, +) / lines.count
         switch lines.count {
         case 3: return .td1
-        case 2: return abs(mean - 36) <= abs(mean - 44) ? .td2 : .td3
+        case 2: return (abs(mean - 36) <= abs(mean - 44) ? MRZFormat.td2 : .td3).visaVariant(documentCode: lines[0].first)
         default: return nil
         }
     }
@@ -256,7 +258,7 @@ public enum MRZCorrector {
         let first = options[0][0][0].character
         if !"ACIPV".contains(first) {
             let fix = (Grammar.letterConfusions[first] ?? []).first { "ACIPV".contains($0) }
-                ?? (grammar.format == .td3 ? "P" : "I")
+                ?? (grammar.format == .td3 ? "P" : grammar.format.isVisa ? "V" : "I")
             options[0][0] = [Option(character: fix, cost: 0)]
         }
         for field in grammar.countryFields {
@@ -382,6 +384,14 @@ public enum MRZCorrector {
                 set(1, 13..<20, .digit); set(1, 20..<21, .sex); set(1, 21..<28, .digit)
                 set(1, 28..<35, .alphanumeric); set(1, 35..<36, .digit)
                 groups = [group(1, 0..<9, check: 9), group(1, 13..<19, check: 19), group(1, 21..<27, check: 27)]
+            case .mrvA, .mrvB:
+                let length = format.lineLength
+                set(0, 0..<5, .letterOrFiller); set(0, 5..<length, .name)
+                set(1, 0..<9, .alphanumeric); set(1, 9..<10, .digit)
+                set(1, 10..<13, .letterOrFiller)
+                set(1, 13..<20, .digit); set(1, 20..<21, .sex); set(1, 21..<28, .digit)
+                set(1, 28..<length, .alphanumeric)
+                groups = [group(1, 0..<9, check: 9), group(1, 13..<19, check: 19), group(1, 21..<27, check: 27)]
             case .td1:
                 set(0, 0..<5, .letterOrFiller); set(0, 5..<14, .alphanumeric); set(0, 14..<15, .digitOrFiller)
                 set(0, 15..<30, .alphanumeric)
@@ -394,15 +404,15 @@ public enum MRZCorrector {
             self.groups = groups
             func slots(_ line: Int, _ range: Range<Int>) -> [Slot] { range.map { Slot(line: line, index: $0) } }
             switch format {
-            case .td3, .td2: countryFields = [slots(0, 2..<5), slots(1, 10..<13)]
+            case .td3, .td2, .mrvA, .mrvB: countryFields = [slots(0, 2..<5), slots(1, 10..<13)]
             case .td1: countryFields = [slots(0, 2..<5), slots(1, 15..<18)]
             }
             switch format {
-            case .td3, .td2: dates = [slots(1, 13..<19), slots(1, 21..<27)]
+            case .td3, .td2, .mrvA, .mrvB: dates = [slots(1, 13..<19), slots(1, 21..<27)]
             case .td1: dates = [slots(1, 0..<6), slots(1, 8..<14)]
             }
             switch format {
-            case .td3: compositeOnly = []
+            case .td3, .mrvA, .mrvB: compositeOnly = []
             case .td2: compositeOnly = slots(1, 28..<35)
             case .td1: compositeOnly = slots(0, 15..<30) + slots(1, 18..<29)
             }

@@ -38,7 +38,8 @@ public enum CredentialIssuer {
     }
 
     public static func issue(dump: DumpFolder, trust: TrustStore, keyStore: KeyStore, format: CredentialFormat,
-                             includeNationality: Bool, prover: ProverChoice, proverConfiguration: ProverRunner.Configuration? = nil,
+                             includeNationality: Bool, prover: ProverChoice,
+                             proverConfiguration: Result<ProverRunner.Configuration?, ProverSettings.Problem> = .success(nil),
                              proverRunner: ProverRunner = .besideCurrentExecutable(), now: Date = Date()) throws -> Outcome {
         let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
         guard report.passed else { throw IssueError.notVerified(report.failures) }
@@ -55,27 +56,36 @@ public enum CredentialIssuer {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let eighteenth = calendar.date(byAdding: .year, value: 18, to: birth)!
 
-        // The zero-knowledge path: mopro's prover in a child process; any failure falls back.
+        // The zero-knowledge path: zkPassport's four circuits, proved by mopro's library in a
+        // child process; any failure falls back to the SD-JWT credential.
         var fallbackReason: String?
         var proofEvidence: [String: Any]?
         switch (prover, proverConfiguration) {
         case (.none, _):
             fallbackReason = "no zero-knowledge proof requested (--prover none)"
-        case (_, nil):
+        case (_, .failure(let problem)):
+            fallbackReason = "\(problem); issued the SD-JWT credential instead"
+        case (_, .success(nil)):
             fallbackReason = "no mopro prover library is configured (--prover-library, PASSPORT_MOPRO_LIBRARY or ~/.config/passport/prover.json)"
-        case (_, let configuration?):
-            let inputs: [String]
+        case (_, .success(let configuration?)):
+            let chain: ZKPassportChain
             do {
-                inputs = try compareAgeInputs(dump: dump, dg1: dg1Bytes, now: now)
+                chain = try ProofInputs.chain(dump: dump, dg1: dg1Bytes, report: report, trust: trust, now: now)
             } catch {
-                fallbackReason = "cannot build the compare_age circuit inputs: \(error); issued the SD-JWT credential instead"
+                fallbackReason = "cannot build zkPassport's circuit inputs: \(error); issued the SD-JWT credential instead"
                 break
             }
-            switch proverRunner.prove(inputs: inputs, configuration: configuration) {
-            case .success(let proof):
-                proofEvidence = ["system": "UltraHonk (Noir via mopro)", "circuit": CircuitInputs.circuitVersion,
-                                 "proof": Base64URL.encode(proof.proof),
-                                 "verification_key_sha256": OpenSSLCrypto.digest(.sha256, proof.verificationKey).map { String(format: "%02x", $0) }.joined()]
+            let jobs = chain.circuits.map { ProverRunner.Job(name: $0.name, inputs: $0.inputs) }
+            switch proverRunner.prove(jobs, configuration: configuration) {
+            case .success(let proofs):
+                proofEvidence = [
+                    "system": "UltraHonk (Noir via mopro)", "circuits": ZKPassportChain.circuitsVersion,
+                    "proofs": zip(chain.circuits, proofs).map { circuit, proof -> [String: Any] in
+                        ["circuit": circuit.name, "proof": Base64URL.encode(proof.proof),
+                         "public_inputs": circuit.publicInputs.map(\.hex),
+                         "verification_key_sha256": OpenSSLCrypto.digest(.sha256, proof.verificationKey).map { String(format: "%02x", $0) }.joined()]
+                    },
+                ]
             case .failure(let error):
                 fallbackReason = "\(error); issued the SD-JWT credential instead"
             }
@@ -103,71 +113,14 @@ public enum CredentialIssuer {
                        proverFallbackReason: fallbackReason, passiveAuthentication: report)
     }
 
-    /// A reason the circuit inputs cannot be built from a dump.
-    struct CircuitInputError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
-
-    /// zkPassport's compare_age inputs from a verified dump: DG1, the EF.SOD eContent
-    /// (LDSSecurityObject), the SignerInfo signature with the Document Signer's key type, and
-    /// DG2's hash as listed in the SOD. Fresh random salts; no service scope, no nullifier secret.
-    static func compareAgeInputs(dump: DumpFolder, dg1: [UInt8], now: Date) throws -> [String] {
-        guard let sodBytes = dump.files[.sod] else { throw CircuitInputError("the dump has no EF.SOD") }
-        let sod = try SecurityObject(bytes: sodBytes)
-        let cms = try CMSSignedData(contentInfo: sod.cms[...])
-        guard let dg2Hash = sod.dataGroupHashes[2] else { throw CircuitInputError("EF.SOD lists no DG2 hash") }
-        guard let signer = cms.signers.first else { throw CircuitInputError("EF.SOD has no SignerInfo") }
-        var documentSigner: Certificate?
-        for der in cms.certificates {
-            if let certificate = try? Certificate(der: der, source: "EF.SOD"), signer.identifies(certificate) {
-                documentSigner = certificate
-                break
-            }
-        }
-        guard let documentSigner else {
-            throw CircuitInputError("the Document Signer certificate is not in EF.SOD, so its key type is unknown")
-        }
-        let signature = try sodSignature(signer.signature, documentSigner: documentSigner)
-        let algorithm: DG2HashAlgorithm? = switch sod.hashAlgorithm {
-        case .sha1?: .sha1
-        case .sha224?: .sha224
-        case .sha256?: .sha256
-        case .sha384?: .sha384
-        case .sha512?: .sha512
-        case nil: nil
-        }
-        return try CircuitInputs.compareAge(dg1: dg1, eContent: sod.content, signature: signature, dg2Hash: dg2Hash,
-                                            dg2HashAlgorithm: algorithm, currentDate: now)
-    }
-
-    /// The SOD signature with what the circuits need of the DSC key, read from the certificate's
-    /// SubjectPublicKeyInfo: for RSA the modulus length, for ECDSA the curve (named or explicit).
-    static func sodSignature(_ signature: [UInt8], documentSigner: Certificate) throws -> SODSignature {
-        var fields = try TLV.parse(TLV.parse(documentSigner.der).children()[0].encoded).children()
-        if fields.first?.tag == 0xA0 { fields.removeFirst() } // version
-        guard fields.count >= 6, fields[5].tag == 0x30 else { throw CircuitInputError("the DSC has no SubjectPublicKeyInfo") }
-        let publicKeyInfo = try fields[5].children()
-        guard publicKeyInfo.count == 2, publicKeyInfo[0].tag == 0x30, publicKeyInfo[1].tag == 0x03 else {
-            throw CircuitInputError("the DSC's SubjectPublicKeyInfo is malformed")
-        }
-        let algorithm = try publicKeyInfo[0].children()
-        guard let oid = algorithm.first, oid.tag == 0x06 else { throw CircuitInputError("the DSC's key algorithm is malformed") }
-        switch try ObjectIdentifier.dotted(oid.value) {
-        case "1.2.840.10045.2.1": // id-ecPublicKey
-            guard algorithm.count > 1 else { throw CircuitInputError("the DSC's EC key names no curve") }
-            let curve = try ECDSACurve(parameters: Array(algorithm[1].encoded))
-            return .ecdsa(signature: signature, curve: curve)
-        case "1.2.840.113549.1.1.1", "1.2.840.113549.1.1.10": // rsaEncryption, RSASSA-PSS
-            // BIT STRING: unused-bits byte 0, then RSAPublicKey ::= SEQUENCE { modulus, publicExponent }.
-            let bits = publicKeyInfo[1].value
-            guard bits.first == 0 else { throw CircuitInputError("the DSC's RSA key is malformed") }
-            let key = try TLV.parse(bits.dropFirst()).children()
-            guard let modulus = key.first, modulus.tag == 0x02 else { throw CircuitInputError("the DSC's RSA key has no modulus") }
-            return .rsa(signature: signature, modulusBytes: modulus.value.drop(while: { $0 == 0 }).count)
-        case let other:
-            throw CircuitInputError("the DSC's key algorithm \(other) is neither RSA nor ECDSA")
-        }
+    /// The zkPassport circuits (package names; compiled as `<name>.json`) a proof for this dump
+    /// needs, in proving order. Throws when the dump fails passive authentication or a circuit
+    /// cannot take its data.
+    public static func zkCircuits(dump: DumpFolder, trust: TrustStore, now: Date = Date()) throws -> [String] {
+        let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
+        guard report.passed else { throw IssueError.notVerified(report.failures) }
+        guard let dg1 = dump.files[.dataGroup(1)] else { throw IssueError.missingDG1 }
+        return try ProofInputs.chain(dump: dump, dg1: dg1, report: report, trust: trust, now: now).circuits.map(\.name)
     }
 
     /// YYMMDD → midnight UTC of that day; nil with fillers or impossible values.
@@ -191,24 +144,49 @@ public enum CredentialIssuer {
 }
 
 /// Where the mopro prover comes from: `--prover-library`, `PASSPORT_MOPRO_LIBRARY`, or
-/// `$XDG_CONFIG_HOME/passport/prover.json` ({"library", "circuit", "srs", "namespace",
-/// "contract_version", "checksums", "timeout_seconds", "memory_limit_mb"}).
+/// `$XDG_CONFIG_HOME/passport/prover.json` ({"library", "circuits", "srs", "namespace",
+/// "contract_version", "checksums", "timeout_seconds", "memory_limit_mb"}); the compiled
+/// circuits from `--prover-circuits`, the file's "circuits" or `PASSPORT_ZKPASSPORT_CIRCUITS`.
 public enum ProverSettings {
     public static var configFile: URL { TrustStore.defaultFolder.deletingLastPathComponent().appendingPathComponent("prover.json") }
 
-    public static func resolve(library flag: String?, circuit circuitFlag: String?) -> ProverRunner.Configuration? {
-        let config = (FileManager.default.contents(atPath: configFile.path))
-            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-        guard let library = flag ?? ProcessInfo.processInfo.environment["PASSPORT_MOPRO_LIBRARY"] ?? config["library"] as? String else {
-            return nil
+    /// A configuration that cannot be used as it stands.
+    public struct Problem: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// nil when no library is configured anywhere.
+    public static func resolve(library flag: String?, circuits circuitsFlag: String?,
+                               environment: [String: String] = ProcessInfo.processInfo.environment,
+                               configFile: URL = ProverSettings.configFile) -> Result<ProverRunner.Configuration?, Problem> {
+        var config: [String: Any] = [:]
+        if let data = FileManager.default.contents(atPath: configFile.path) {
+            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                return .failure(Problem(description: "\(configFile.path) is not a JSON object"))
+            }
+            config = object
         }
-        var configuration = ProverRunner.Configuration(library: library, circuit: circuitFlag ?? config["circuit"] as? String ?? "")
+        guard let library = flag ?? environment["PASSPORT_MOPRO_LIBRARY"] ?? config["library"] as? String else {
+            return .success(nil)
+        }
+        guard let circuits = circuitsFlag ?? environment["PASSPORT_ZKPASSPORT_CIRCUITS"] ?? config["circuits"] as? String else {
+            return .failure(Problem(description: "no folder of compiled zkPassport circuits is configured (--prover-circuits)"))
+        }
+        var configuration = ProverRunner.Configuration(library: library, circuits: circuits)
         configuration.srs = config["srs"] as? String
         if let namespace = config["namespace"] as? String { configuration.expectation.namespace = namespace }
-        if let version = config["contract_version"] as? Int { configuration.expectation.contractVersion = UInt32(version) }
-        if let checksums = config["checksums"] as? [String: Int] { configuration.expectation.checksums = checksums.mapValues { UInt16($0) } }
+        if let version = config["contract_version"] as? Int { configuration.expectation.contractVersion = UInt32(truncatingIfNeeded: version) }
+        if let checksums = config["checksums"] as? [String: Any] {
+            var accepted: [String: Set<UInt16>] = [:]
+            for (name, value) in checksums {
+                if let one = value as? Int { accepted[name] = [UInt16(truncatingIfNeeded: one)] }
+                else if let many = value as? [Int] { accepted[name] = Set(many.map { UInt16(truncatingIfNeeded: $0) }) }
+                else { return .failure(Problem(description: "\(configFile.path): checksums.\(name) is neither a number nor a list")) }
+            }
+            configuration.expectation.checksums = accepted
+        }
         if let timeout = config["timeout_seconds"] as? Double { configuration.timeout = timeout }
         if let memory = config["memory_limit_mb"] as? Int { configuration.memoryLimitMB = memory }
-        return configuration
+        return .success(configuration)
     }
 }

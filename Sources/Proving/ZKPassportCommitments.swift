@@ -10,6 +10,7 @@ public enum ZKPassportInputError: Error, Equatable, Sendable, CustomStringConver
     case digestLengthMismatch(algorithm: String, length: Int)
     case malformedSignature(String)
     case unsupportedCurve(String)
+    case unsupportedKey(String)
     case outOfRange(String)
 
     public var description: String {
@@ -22,6 +23,7 @@ public enum ZKPassportInputError: Error, Equatable, Sendable, CustomStringConver
         case .digestLengthMismatch(let algorithm, let length): return "the DG2 hash is \(length) bytes, not a \(algorithm) digest"
         case .malformedSignature(let why): return "the EF.SOD signature cannot be put in circuit form: \(why)"
         case .unsupportedCurve(let why): return "unsupported ECDSA curve: \(why)"
+        case .unsupportedKey(let why): return "unsupported key or certificate: \(why)"
         case .outOfRange(let what): return "\(what) is out of range"
         }
     }
@@ -53,31 +55,31 @@ public enum DG2HashAlgorithm: Int, Sendable, CaseIterable {
     }
 }
 
-/// An ECDSA curve as the signature processing needs it: coordinate size and group order.
+/// An ECDSA curve as the signature processing needs it: coordinate size and group order, and
+/// which named curve it is (circuit names depend on it).
 public struct ECDSACurve: Sendable, Equatable {
     /// Bytes of r and of s: ceil(field bits / 8).
     public let byteSize: Int
     /// The group order n, big-endian.
     public let order: [UInt8]
+    /// OpenSSL's NID of the named curve these parameters are (explicit parameters are matched
+    /// against the named curves), `NID_undef` when none.
+    public let nid: Int32
+    /// The DER ECPKParameters the curve was read from (nil when built from size and order).
+    let parameters: [UInt8]?
 
     public init(byteSize: Int, order: [UInt8]) {
         self.byteSize = byteSize
         self.order = order
+        self.nid = NID_undef
+        self.parameters = nil
     }
 
     /// From DER ECPKParameters, i.e. the parameters of an id-ecPublicKey AlgorithmIdentifier in
     /// the DSC's SubjectPublicKeyInfo: a named-curve OID (06 …) or explicit ECParameters (30 …).
     /// OpenSSL knows the named curves (NIST, brainpool, …).
     public init(parameters der: [UInt8]) throws {
-        var pointer: UnsafePointer<UInt8>? = nil
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            pointer = buffer.baseAddress
-            return d2i_ECPKParameters(nil, &pointer, buffer.count)
-        }
-        guard let group = parsed else {
-            ERR_clear_error()
-            throw ZKPassportInputError.unsupportedCurve("OpenSSL cannot read the EC domain parameters (\(der.count) bytes)")
-        }
+        let group = try ECDSACurve.group(der)
         defer { EC_GROUP_free(group) }
         let degree = Int(EC_GROUP_get_degree(group))
         guard degree > 0, let order = EC_GROUP_get0_order(group) else {
@@ -91,6 +93,46 @@ public struct ECDSACurve: Sendable, Equatable {
         }
         self.byteSize = (degree + 7) / 8
         self.order = orderBytes
+        var nid = EC_GROUP_get_curve_name(group)
+        if nid == NID_undef {
+            // Explicit parameters (as in many German DSCs): the named curve they are equal to.
+            nid = max(NID_undef, EC_GROUP_check_named_curve(group, 0, nil))
+            ERR_clear_error()
+        }
+        self.nid = nid
+        self.parameters = der
+    }
+
+    private static func group(_ der: [UInt8]) throws -> OpaquePointer {
+        var pointer: UnsafePointer<UInt8>? = nil
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            pointer = buffer.baseAddress
+            return d2i_ECPKParameters(nil, &pointer, buffer.count)
+        }
+        guard let parsed else {
+            ERR_clear_error()
+            throw ZKPassportInputError.unsupportedCurve("OpenSSL cannot read the EC domain parameters (\(der.count) bytes)")
+        }
+        return parsed
+    }
+
+    /// The affine x and y of an encoded point (compressed or uncompressed), each left-padded
+    /// to `byteSize`; throws when the point is not on the curve.
+    public func affineCoordinates(of encoded: [UInt8]) throws -> (x: [UInt8], y: [UInt8]) {
+        guard let parameters else { throw ZKPassportInputError.unsupportedCurve("no domain parameters to decode a point") }
+        let group = try ECDSACurve.group(parameters)
+        defer { EC_GROUP_free(group) }
+        guard let point = EC_POINT_new(group) else { throw ZKPassportInputError.unsupportedCurve("EC_POINT_new failed") }
+        defer { EC_POINT_free(point) }
+        return try BNScope.run { scope in
+            let x = scope.new(), y = scope.new()
+            guard EC_POINT_oct2point(group, point, encoded, encoded.count, scope.ctx) == 1,
+                  EC_POINT_get_affine_coordinates(group, point, x, y, scope.ctx) == 1 else {
+                ERR_clear_error()
+                throw ZKPassportInputError.unsupportedKey("the EC public key is not a point of its curve")
+            }
+            return (scope.bytes(x, size: byteSize), scope.bytes(y, size: byteSize))
+        }
     }
 }
 
@@ -101,6 +143,8 @@ public enum SODSignature: Sendable, Equatable {
     case rsa(signature: [UInt8], modulusBytes: Int?)
     /// ECDSA: a DER ECDSA-Sig-Value or a raw r‖s, and the DSC key's curve.
     case ecdsa(signature: [UInt8], curve: ECDSACurve)
+    /// Bytes already in the form the ID-data circuit takes.
+    case raw([UInt8])
 
     /// The signature bytes as the ID-data circuit takes them, which is what the private nullifier
     /// hashes. RSA: left-padded with zeros to the modulus length. ECDSA: r‖s, each left-padded to
@@ -116,6 +160,8 @@ public enum SODSignature: Sendable, Equatable {
             return [UInt8](repeating: 0, count: modulusBytes - signature.count) + signature
         case .ecdsa(let signature, let curve):
             return try ZKPassportCommitments.ecdsaSignatureToRS(signature, curve: curve)
+        case .raw(let bytes):
+            return bytes
         }
     }
 }
@@ -470,11 +516,15 @@ public struct CompareAgeWitness: Sendable {
     /// `ZKPassportCommitments.scopeHash` of the service's domain and purpose, 0 for none.
     public var serviceScope: FieldElement
     public var serviceSubscope: FieldElement
+    /// False: the private nullifier is given in hidden form (salt 0, value 0, its salted hash),
+    /// so the circuit outputs nullifier 0 instead of a value derived from the passport.
+    public var revealNullifier: Bool
 
     public init(dg1: [UInt8], eContent: [UInt8], signature: SODSignature, dg2Hash: [UInt8],
                 dg2HashAlgorithm: DG2HashAlgorithm? = nil, currentDate: Date, minimumAge: Int = 18, maximumAge: Int = 0,
                 salts: IntegrityToDisclosureSalts = .random(), nullifierSecret: FieldElement = .zero,
-                serviceScope: FieldElement = .zero, serviceSubscope: FieldElement = .zero) {
+                serviceScope: FieldElement = .zero, serviceSubscope: FieldElement = .zero, revealNullifier: Bool = true) {
+        self.revealNullifier = revealNullifier
         self.dg1 = dg1
         self.eContent = eContent
         self.signature = signature
@@ -540,7 +590,8 @@ public struct CompareAgeWitness: Sendable {
 
     /// The 121 witness fields of compare_age in ABI order: comm_in, current_date,
     /// salted_private_nullifier, salted_expiry_date, salted_dg1, salted_dg2_hash,
-    /// salted_dg2_hash_type (each SaltedValue as salt, value…, hash = 0), min_age_required,
+    /// salted_dg2_hash_type (each SaltedValue as salt, value…, hash = 0; the private nullifier
+    /// as 0, 0, hash when it is not revealed), min_age_required,
     /// max_age_required, nullifier_secret, service_scope, service_subscope. Field values are
     /// "0x" + 64 hex digits, integer values (u8, u32, u64) decimal.
     public func inputs() throws -> [String] {
@@ -549,7 +600,13 @@ public struct CompareAgeWitness: Sendable {
         var fields: [String] = []
         fields.append(v.commitmentIn.hex)
         fields.append(String(v.currentDate))
-        fields += [salts.privateNullifier.hex, v.privateNullifier.hex, noHash]
+        if revealNullifier {
+            fields += [salts.privateNullifier.hex, v.privateNullifier.hex, noHash]
+        } else {
+            let hidden = try ZKPassportCommitments.saltedHash(salt: salts.privateNullifier, value: v.privateNullifier,
+                                                              what: "the private nullifier")
+            fields += [noHash, noHash, hidden.hex]
+        }
         fields.append(salts.expiryDate.hex)
         fields += v.expiryDate.map { String($0) }
         fields.append(noHash)
@@ -573,7 +630,7 @@ public struct CompareAgeWitness: Sendable {
             v.commitmentIn, FieldElement(v.currentDate), serviceScope, serviceSubscope,
             ZKPassportCommitments.ageParamCommitment(minimumAge: minimumAge, maximumAge: maximumAge),
             FieldElement(UInt64(nullifierKind)),
-            ZKPassportCommitments.scopedNullifier(privateNullifier: v.privateNullifier, serviceScope: serviceScope,
+            ZKPassportCommitments.scopedNullifier(privateNullifier: revealNullifier ? v.privateNullifier : .zero, serviceScope: serviceScope,
                                                   serviceSubscope: serviceSubscope, nullifierSecret: nullifierSecret),
         ]
     }

@@ -24,7 +24,7 @@ struct IssueCommand: ParsableCommand {
     @Option(help: "sd-jwt (SD-JWT VC, default) or jwt (VC-JWT).") var format: CredentialFormat = .sdJWT
     @Option(help: "auto, mopro or none: make a zero-knowledge proof when a prover is available.") var prover: CredentialIssuer.ProverChoice = .auto
     @Option(help: "The mopro Noir prover library (.so); also PASSPORT_MOPRO_LIBRARY or prover.json in the config folder.") var proverLibrary: String?
-    @Option(help: "The compiled circuit (nargo JSON) the prover runs.") var proverCircuit: String?
+    @Option(help: "The folder of zkPassport's compiled circuits (nargo JSON, named <package>.json).") var proverCircuits: String?
     @Flag(help: "Also include the holder's nationality.") var nationality = false
     @Option(help: "Write the credential to this file (mode 0600) instead of stdout.") var out: String?
     @Flag(help: "Print one JSON object on stdout.") var json = false
@@ -35,7 +35,7 @@ struct IssueCommand: ParsableCommand {
             let trust = try trustOptions.sources.load()
             let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, keyStore: KeyStore(), format: format,
                                                      includeNationality: nationality, prover: prover,
-                                                     proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuit: proverCircuit))
+                                                     proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuits: proverCircuits))
             if let out { try writePrivateFile(Data(outcome.credential.utf8), to: out) }
             if let reason = outcome.proverFallbackReason { printError("note: \(reason)") }
             if json {

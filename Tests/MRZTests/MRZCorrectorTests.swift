@@ -35,6 +35,16 @@ import Testing
         #expect(result.cost == 1)
     }
 
+    @Test func visaIsCorrectedWithoutACompositeDigit() throws {
+        // ICAO 9303-7 MRV-A specimen with O for 0 in the birth date and K for a filler.
+        let mrvA = ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L8988901C4XXX4009078F96121096ZE184226B<<<<<<"]
+        let read = [mrvA[0], "L8988901C4XXX4OO9078F96121096ZE184226B<<K<<<"]
+        let result = try MRZCorrector.correct(read)
+        #expect(result.mrz.format == .mrvA)
+        #expect(result.mrz.lines == mrvA)
+        #expect(result.isValid)
+    }
+
     @Test func kInsideFillersIsAFiller() throws {
         let read = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<K<<<<<<<<<<", Self.td3[1]]
         #expect(try MRZCorrector.correct(read).mrz.lines == Self.td3)

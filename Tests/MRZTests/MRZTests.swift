@@ -79,6 +79,45 @@ import Testing
         #expect(mrz.accessKey.mrzInformation.hasPrefix(number + String(digit)))
     }
 
+    @Test func mrvASpecimenFromICAO9303Part7() throws {
+        let mrz = try MRZ(lines: ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+                                  "L8988901C4XXX4009078F96121096ZE184226B<<<<<<"])
+        #expect(mrz.format == .mrvA)
+        #expect(mrz.documentNumber == "L8988901C")
+        #expect(mrz.nationality == "XXX")
+        #expect(mrz.birthDate == "400907")
+        #expect(mrz.expiryDate == "961210")
+        #expect(mrz.optionalData == "6ZE184226B")
+        #expect(mrz.checks.map(\.field) == [.documentNumber, .birthDate, .expiryDate]) // no composite on a visa
+        #expect(mrz.isValid)
+        #expect(mrz.accessKey.mrzInformation == "L8988901C440090789612109")
+    }
+
+    @Test func mrvBSpecimenFromICAO9303Part7() throws {
+        let mrz = try MRZ(lines: ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<",
+                                  "L8988901C4XXX4009078F9612109<<<<<<<<"])
+        #expect(mrz.format == .mrvB)
+        #expect(mrz.secondaryIdentifier == "ANNA MARIA")
+        #expect(mrz.optionalData == "")
+        #expect(mrz.isValid)
+        // The same lines with a document code other than V are a TD2 whose composite fails.
+        let td2 = try MRZ(lines: ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "L8988901C4XXX4009078F9612109<<<<<<<<"])
+        #expect(td2.format == .td2)
+        #expect(!td2.isValid)
+    }
+
+    @Test func td1LongDocumentNumberSpecimenFromICAO9303Part5() throws {
+        // Document number D23145890734 (12 characters), check digit 9 after the continuation.
+        let line1 = "I<UTOD23145890<7349<<<<<<<<<<<"
+        var line2 = "7408122F1204159UTO<<<<<<<<<<<"
+        line2 += String(CheckDigit.compute(String(line1.dropFirst(5)) + "7408122" + "1204159" + "<<<<<<<<<<<")!)
+        let mrz = try MRZ(lines: [line1, line2, "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"])
+        #expect(mrz.documentNumber == "D23145890734")
+        #expect(mrz.checks.first?.expected == "9")
+        #expect(mrz.isValid)
+        #expect(mrz.accessKey.mrzInformation == "D23145890734974081221204159")
+    }
+
     @Test func threeLetterCodeWithFillers() throws {
         let mrz = try MRZ(lines: ["P<D<<MUSTERMANN<<ERIKA<<<<<<<<<<<<<<<<<<<<<<",
                                   "C01X00T478D<<6408125F2702283<<<<<<<<<<<<<<<4"])

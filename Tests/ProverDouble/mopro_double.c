@@ -4,9 +4,11 @@
  * decoding and fallback can be tested where the real library cannot be built. It proves
  * nothing: its "proof" is the text "proof:" followed by the inputs joined with commas.
  * MOPRO_DOUBLE_MODE selects a behaviour: ok (default), error, panic, abort, hang, garbage,
- * unverified, checksum, contract.
+ * unverified, checksum, checksum-alternative, contract, print (writes to stdout, then works),
+ * flood (writes endlessly to stdout), exit (ends the process without a word).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +52,9 @@ static void fail(RustCallStatus *status, const char *message) {
 /* Common misbehaviour before any work. Returns 1 when the call must end now. */
 static int misbehave(RustCallStatus *status) {
     if (is("abort")) abort();
+    if (is("exit")) _exit(0);
+    if (is("print")) { puts("{\"ok\": true, \"proofs\": []} -- a library's own output"); fflush(stdout); }
+    if (is("flood")) { static char line[4096]; memset(line, 'x', sizeof line); for (;;) fwrite(line, 1, sizeof line, stdout); }
     if (is("hang")) for (;;) sleep(1);
     if (is("panic")) { status->code = 2; status->errorBuf = make((const uint8_t *)"double panicked", 15); return 1; }
     if (is("error")) { fail(status, "Generate Proof error: the test double was told to fail"); return 1; }
@@ -58,7 +63,7 @@ static int misbehave(RustCallStatus *status) {
 
 uint32_t ffi_mopro_double_uniffi_contract_version(void) { return is("contract") ? 29 : 30; }
 uint16_t uniffi_mopro_double_checksum_func_generate_noir_proof(void) { return is("checksum") ? 1 : 11111; }
-uint16_t uniffi_mopro_double_checksum_func_get_noir_verification_key(void) { return 22222; }
+uint16_t uniffi_mopro_double_checksum_func_get_noir_verification_key(void) { return is("checksum-alternative") ? 4 : 22222; }
 uint16_t uniffi_mopro_double_checksum_func_verify_noir_proof(void) { return 33333; }
 
 RustBuffer ffi_mopro_double_rustbuffer_from_bytes(ForeignBytes bytes, RustCallStatus *status) {
@@ -91,18 +96,20 @@ RustBuffer uniffi_mopro_double_fn_func_generate_noir_proof(RustBuffer circuit, R
     if (vk.len < 4 || get32(vk.data) != vk.len - 4) { fail(status, "verification key is not a Vec<u8>"); goto done; }
     {
         /* Vec<String>: i32 count, then per element i32 length + UTF-8. */
-        uint8_t proof[65536] = "proof:";
-        size_t used = 6, at = 4;
         uint32_t count = inputs.len >= 4 ? get32(inputs.data) : 0;
+        size_t capacity = 6 + inputs.len, used = 6, at = 4;
+        uint8_t *proof = malloc(capacity);
+        memcpy(proof, "proof:", 6);
         for (uint32_t i = 0; i < count; i++) {
-            if (at + 4 > inputs.len) { fail(status, "truncated Vec<String>"); goto done; }
+            if (at + 4 > inputs.len) { free(proof); fail(status, "truncated Vec<String>"); goto done; }
             uint32_t n = get32(inputs.data + at); at += 4;
-            if (at + n > inputs.len || used + n + 1 > sizeof proof) { fail(status, "truncated string"); goto done; }
+            if (at + n > inputs.len || used + n + 1 > capacity) { free(proof); fail(status, "truncated string"); goto done; }
             if (i) proof[used++] = ',';
             memcpy(proof + used, inputs.data + at, n); used += n; at += n;
         }
-        if (at != inputs.len) { fail(status, "junk data left in buffer"); goto done; }
+        if (at != inputs.len) { free(proof); fail(status, "junk data left in buffer"); goto done; }
         out = vec_u8(proof, used);
+        free(proof);
     }
 done:
     free(circuit.data); free(srs.data); free(inputs.data); free(vk.data);

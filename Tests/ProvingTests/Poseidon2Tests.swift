@@ -298,6 +298,8 @@ struct FixtureSOD {
     let signature: [UInt8]
     /// The DSC's TBSCertificate DER.
     let tbs: [UInt8]
+    /// The whole DSC certificate DER.
+    let certificate: [UInt8]
     /// The DSC key's algorithm OID content bytes.
     let keyAlgorithm: [UInt8]
     /// The named-curve OID TLV of an EC key.
@@ -336,6 +338,7 @@ struct FixtureSOD {
 
         let certificates = fields.first(where: { $0.tag == 0xA0 })!
         let certificate = children(certificates)[0]
+        self.certificate = Array(sod[certificate.start..<certificate.end])
         let tbsNode = children(certificate)[0]
         tbs = Array(sod[tbsNode.start..<tbsNode.end])
         let tbsFields = children(tbsNode)

@@ -1,5 +1,5 @@
 import Foundation
-import Proving
+@testable import Proving
 import Testing
 import TestSupport
 
@@ -8,7 +8,7 @@ import TestSupport
 /// survives anything the library does.
 @Suite(.serialized) struct ProverBoundary {
     static let expectation = MoproLibrary.Expectation(namespace: "mopro_double", contractVersion: 30, checksums: [
-        "generate_noir_proof": 11111, "get_noir_verification_key": 22222, "verify_noir_proof": 33333,
+        "generate_noir_proof": [11111], "get_noir_verification_key": [22222, 4], "verify_noir_proof": [33333],
     ])
 
     static let library = MoproDouble.library
@@ -66,23 +66,77 @@ import TestSupport
         }
     }
 
+    /// A folder holding (empty) compiled circuits with the given names.
+    static func circuitsFolder(_ names: [String]) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("circuits-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in names { try Data("{}".utf8).write(to: folder.appendingPathComponent(name + ".json")) }
+        return folder
+    }
+
     @Test(arguments: [("ok", ""), ("abort", "crashed (signal 6)"), ("hang", "no answer within 2 s"),
-                      ("garbage", "Vec<u8>"), ("unverified", "does not verify"), ("error", "NoirError"), ("checksum", "checksum")])
+                      ("garbage", "Vec<u8>"), ("unverified", "does not verify"), ("error", "NoirError"), ("checksum", "checksum"),
+                      ("print", ""), ("flood", "no answer within 2 s"), ("exit", "no readable answer")])
     func childProcessSurvivesAnything(mode: String, expected: String) throws {
         let path = try #require(Self.library)
-        var configuration = ProverRunner.Configuration(library: path, circuit: "age.json")
+        let folder = try Self.circuitsFolder(["dsc", "age"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = ProverRunner.Configuration(library: path, circuits: folder.path)
         configuration.expectation = Self.expectation
         configuration.timeout = 2
         configuration.memoryLimitMB = 1024
-        let result = withMode(mode) { ProverRunner(helper: Self.helper).prove(inputs: ["1", "2"], configuration: configuration) }
+        // A witness far larger than a pipe's buffer: the request must still arrive whole.
+        let big = (0..<20_000).map { "0x\(String($0, radix: 16))" }
+        let jobs = [ProverRunner.Job(name: "dsc", inputs: big), ProverRunner.Job(name: "age", inputs: ["1", "2"])]
+        let result = withMode(mode) { ProverRunner(helper: Self.helper).prove(jobs, configuration: configuration) }
         switch result {
-        case .success(let proof):
-            #expect(mode == "ok")
-            #expect(String(decoding: proof.proof, as: UTF8.self) == "proof:1,2")
+        case .success(let proofs):
+            #expect(mode == "ok" || mode == "print")
+            #expect(proofs.map(\.name) == ["dsc", "age"])
+            #expect(String(decoding: proofs[0].proof, as: UTF8.self) == "proof:" + big.joined(separator: ","))
+            #expect(String(decoding: proofs[1].proof, as: UTF8.self) == "proof:1,2")
+            #expect(String(decoding: proofs[1].verificationKey, as: UTF8.self) == "vk:" + folder.appendingPathComponent("age.json").path)
         case .failure(let error):
-            #expect(mode != "ok", "\(error)")
+            #expect(mode != "ok" && mode != "print", "\(error)")
             #expect(String(describing: error).contains(expected), "\(mode): \(error)")
         }
+    }
+
+    @Test func namesEveryMissingCircuit() throws {
+        let path = try #require(Self.library)
+        let folder = try Self.circuitsFolder(["age"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = ProverRunner.Configuration(library: path, circuits: folder.path)
+        configuration.expectation = Self.expectation
+        let jobs = ["dsc", "id", "age"].map { ProverRunner.Job(name: $0, inputs: []) }
+        guard case .failure(let error) = ProverRunner(helper: Self.helper).prove(jobs, configuration: configuration) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(String(describing: error).contains("missing from \(folder.path): dsc.json, id.json"))
+    }
+
+    @Test func childProcessPipesBothWaysAndCapsTheAnswer() throws {
+        let megabyte = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        guard case .success(let echoed) = ChildProcess.run(["/bin/cat"], input: megabyte, timeout: 10, maximumOutput: 2 << 20) else {
+            Issue.record("cat failed")
+            return
+        }
+        #expect(echoed == megabyte)
+        guard case .failure(let error) = ChildProcess.run(["/usr/bin/yes"], input: Data(), timeout: 10, maximumOutput: 1 << 20) else {
+            Issue.record("an endless answer must be cut off")
+            return
+        }
+        #expect(String(describing: error).contains("more than 1 MB"))
+    }
+
+    @Test func acceptsEveryListedChecksum() throws {
+        let path = try #require(Self.library)
+        // The double's get_noir_verification_key checksum is 4 in this mode: listed, so accepted.
+        _ = try withMode("checksum-alternative") { try MoproLibrary(path: path, expect: Self.expectation) }
+        var strict = Self.expectation
+        strict.checksums["get_noir_verification_key"] = [22222]
+        #expect(throws: ProverError.self) { try withMode("checksum-alternative") { try MoproLibrary(path: path, expect: strict) } }
     }
 }
 
