@@ -9,7 +9,7 @@ let package = Package(
         .executable(name: "passport-prover", targets: ["passport-prover"]),
         .library(name: "PassportKit", targets: ["PassportKit"]),
         // The building blocks on their own, for the fuzzing package in Fuzz/ and for embedders.
-        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials"]),
+        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "Proving"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

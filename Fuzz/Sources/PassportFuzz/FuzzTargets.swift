@@ -4,11 +4,12 @@ import DocumentSecurity
 import Foundation
 import LDS
 import MRZ
+import Proving
 
 /// The parser under test, chosen by the FUZZ_TARGET environment variable (scripts/fuzz sets it).
 /// Each must either succeed or throw: a crash, a hang or a sanitizer report is a bug.
 enum Target: String, CaseIterable {
-    case tlv, com, dg1, dg2, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu
+    case tlv, com, dg1, dg2, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu, zkcert, uniffi
 }
 
 let target: Target = {
@@ -54,6 +55,18 @@ func run(_ bytes: [UInt8]) {
         verifier.maxAge = .infinity
         _ = try? verifier.verify(String(decoding: bytes, as: UTF8.self))
     case .apdu: _ = try? CommandAPDU(encoded: bytes)
+    case .zkcert:
+        // A Document Signer certificate from EF.SOD, split and its key read for the circuits.
+        if let parts = try? CertificateParts(der: bytes) {
+            _ = try? CircuitPublicKey(subjectPublicKeyInfo: parts.subjectPublicKeyInfo)
+        }
+        if let key = try? CircuitPublicKey(subjectPublicKeyInfo: bytes), case .rsa(let modulus, _) = key, modulus.count <= 1024 {
+            _ = try? CircuitPublicKey.barrettParameter(modulus)
+        }
+    case .uniffi:
+        // What a prover library hands back: a Vec<u8> and an error buffer.
+        _ = try? UniFFICodec.readVecU8(bytes)
+        _ = UniFFICodec.decodeError(bytes)
     }
 }
 
