@@ -23,9 +23,24 @@ public enum MRZCorrector {
         /// How much the chosen reading departs from what was read (0: only forced fixes).
         public let cost: Int
         /// A character had to be dropped or put back somewhere other than in a run of fillers.
-        public var realigned = false
+        public var realigned: Bool { !realignedLines.isEmpty }
+        /// The lines (1-based) where that happened.
+        public var realignedLines: Set<Int> = []
         /// The most characters a line was read with too many or too few.
-        public var lengthError = 0
+        public var lengthError: Int { lineLengthErrors.max() ?? 0 }
+        /// Per line, how many characters it was read with too many or too few.
+        public var lineLengthErrors: [Int] = []
+
+        /// The lines (1-based) holding the access-key fields: the document number and the dates.
+        public var keyLines: Set<Int> { mrz.format == .td1 ? [1, 2] : [2] }
+
+        /// Whether the access-key lines were read as they stand: no substitution, no realignment,
+        /// at most two fillers miscounted. Corrections elsewhere (a name) cannot change the key.
+        public var keyLinesReadAsIs: Bool {
+            let lines = keyLines
+            return changes.allSatisfy { !lines.contains($0.line) } && realignedLines.isDisjoint(with: lines)
+                && lines.allSatisfy { $0 - 1 < lineLengthErrors.count && lineLengthErrors[$0 - 1] <= 2 }
+        }
         /// Every check digit holds and the text fits the layout's grammar.
         public var isValid: Bool { mrz.isValid && grammarViolations == 0 }
     }
@@ -87,13 +102,13 @@ public enum MRZCorrector {
             for (_, lines) in ranked.enumerated().sorted(by: { ($0.element.problems, $0.offset) < ($1.element.problems, $1.offset) })
                 .prefix(6).map(\.element) {
                 if var candidate = correctFitted(lines, format: format), candidate.score < best.score {
-                    candidate.result.realigned = true
+                    candidate.result.realignedLines = [index + 1]
                     best = candidate
                 }
             }
         }
         var result = best.result
-        result.lengthError = raw.map { abs($0.count - format.lineLength) }.max() ?? 0
+        result.lineLengthErrors = raw.map { abs($0.count - format.lineLength) }
         return result
     }
 

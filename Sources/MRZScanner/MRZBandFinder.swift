@@ -39,9 +39,7 @@ struct MRZBandFinder {
               let mask = darkMarks(smoothing ? LeptonicaImage(pixBlockconv(small.pix, 1, 1)) : small)
         else { return nil }
 
-        var angle: Float = 0, confidence: Float = 0
-        let skewFound = pixFindSkewSweepAndSearch(mask.pix, &angle, &confidence, 2, 1, Float(maxSkew), 0.5, 0.02) == 0
-        let skew = skewFound && confidence > 0 ? Double(angle) : 0
+        let skew = self.skew(of: characterMarks(mask) ?? mask) ?? self.skew(of: mask) ?? 0
         guard let straightMask = mask.rotated(degrees: skew),
               let deskewed = grey.rotated(degrees: skew)
         else { return nil }
@@ -53,6 +51,27 @@ struct MRZBandFinder {
         let bands = group(lines, imageWidth: straightMask.width)
             .map { band in Band(lines: band.lines.map { $0.scaled(by: 1 / factor) }, score: band.score) }
         return Result(deskewed: deskewed, skewDegrees: skew, bands: bands)
+    }
+
+    /// The skew of the text lines in a mask, in degrees, if the sweep finds one.
+    private func skew(of mask: LeptonicaImage) -> Double? {
+        var angle: Float = 0, confidence: Float = 0
+        guard pixFindSkewSweepAndSearch(mask.pix, &angle, &confidence, 2, 1, Float(maxSkew), 0.5, 0.02) == 0, confidence > 0 else {
+            return nil
+        }
+        return Double(angle)
+    }
+
+    /// The marks no larger than a character cell (and not specks): textured backgrounds (wavy
+    /// stripes, wood grain) leave long streaks in the mask that would otherwise set the skew
+    /// instead of the print.
+    private func characterMarks(_ mask: LeptonicaImage) -> LeptonicaImage? {
+        let cell = Int32(max(12, mask.width / 22))
+        var changed: Int32 = 0
+        guard let small = LeptonicaImage(pixSelectBySize(mask.pix, cell, cell, 8, Int32(L_SELECT_IF_BOTH), Int32(L_SELECT_IF_LTE), &changed)),
+              let marks = LeptonicaImage(pixSelectBySize(small.pix, 3, 3, 8, Int32(L_SELECT_IF_EITHER), Int32(L_SELECT_IF_GTE), &changed))
+        else { return nil }
+        return marks
     }
 
     /// Dark marks on a lighter ground, as a 1-bit mask.

@@ -105,10 +105,11 @@ public final class MRZScanner {
 
     /// Reads the candidate zones until one gives a valid MRZ; else the least broken reading.
     ///
-    /// A clean reading (no substitutions; a filler or two miscounted at most) is taken at once.
-    /// A reading that needed substitutions or realignment is taken only when the same zone read
-    /// at another scale gives the same access key: on a garbled line the check digits can hold
-    /// by chance, and two independent misreadings rarely agree.
+    /// A reading whose access-key lines are clean (no substitution or realignment there; a filler
+    /// or two miscounted at most) is taken at once, whatever had to be fixed in the name. One that
+    /// needed changes in those lines is taken only when the same zone read at another scale gives
+    /// the same access key: on a garbled line the check digits can hold by chance, and two
+    /// independent misreadings rarely agree.
     private func read(_ found: MRZBandFinder.Result) -> Attempt {
         var bestFailure: MRZScanError?
         var bestFailingCount = Int.max
@@ -125,8 +126,7 @@ public final class MRZScanner {
                     if corrected.isValid && corrected.cost <= maxCorrectionCost {
                         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
                                                    skewDegrees: found.skewDegrees, cost: corrected.cost)
-                        let clean = corrected.cost == 0 && !corrected.realigned && corrected.lengthError <= 2
-                        if clean || unconfirmed.contains(where: { $0.mrz.accessKey == result.mrz.accessKey }) {
+                        if corrected.keyLinesReadAsIs || unconfirmed.contains(where: { $0.mrz.accessKey == result.mrz.accessKey }) {
                             return .success(result)
                         }
                         unconfirmed.append(result)
@@ -179,8 +179,12 @@ public final class MRZScanner {
         // The model was trained on lines with a cap height of about 12-22 pixels; at that size
         // it reads better (a thin first 'I' is kept) and faster.
         guard let cut = image.cropped(rect),
-              let crop = cut.scaled(by: Double(textHeight) / Double(max(1, line.height)))
+              let scaled = cut.scaled(by: Double(textHeight) / Double(max(1, line.height)))
         else { return "" }
+        // Uneven light (a shadow, a lamp's glare) can leave one end of a line much darker than the
+        // other, and Tesseract's global threshold then blackens it: flatten the background first
+        // (a closing removes the print and estimates the paper; each pixel is scaled to it).
+        let crop = LeptonicaImage(pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
         if let dir = finder.debugFolder { pixWrite("\(dir)/line-\(line.y).png", crop.pix, Int32(IFF_PNG)) }
         return reader.read(crop).text
     }
