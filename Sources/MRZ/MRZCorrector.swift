@@ -43,6 +43,9 @@ public enum MRZCorrector {
         }
         /// Every check digit holds and the text fits the layout's grammar.
         public var isValid: Bool { mrz.isValid && grammarViolations == 0 }
+        /// An access-key field (document number, birth or expiry date) had two different cheapest
+        /// corrections that both satisfy its check digit: the one chosen is a guess.
+        public var ambiguous = false
     }
 
     /// How many characters a line may have too many or too few.
@@ -135,23 +138,37 @@ public enum MRZCorrector {
             groupReadings[index] = [Reading(cost: 0, characters: grammar.groups[index].positions.map { options[$0.line][$0.index][0].character })]
         }
 
+        // Combinations come cheapest first: the first valid one wins. The others of the same cost
+        // are looked at too: a check digit rejects a wrong correction only nine times in ten, so
+        // two equally cheap corrections that both give a valid MRZ with different access keys
+        // make the choice a guess.
         var best: (score: Int, mrz: MRZ, lines: [[Character]])?
+        var validCost: Int?
+        var ambiguous = false
         for combination in combinations(groupReadings, limit: 4) {
+            let cost = combination.reduce(0) { $0 + $1.cost }
+            if let validCost, cost > validCost { break }
             var chosen = options.map { $0.map { $0[0].character } }
-            var cost = 0
             for (group, reading) in zip(grammar.groups, combination) {
                 for (slot, character) in zip(group.positions, reading.characters) {
                     chosen[slot.line][slot.index] = character
                 }
-                cost += reading.cost
             }
             guard let mrz = try? MRZ(lines: chosen.map { String($0) }) else { continue }
             let violations = grammar.violations(in: chosen)
+            if mrz.isValid && violations == 0 {
+                if validCost == nil {
+                    validCost = cost
+                    best = (cost, mrz, chosen)
+                } else if mrz.accessKey != best!.mrz.accessKey {
+                    ambiguous = true
+                }
+                continue
+            }
             let score = cost + (mrz.checks.filter { !$0.isValid }.count + violations) * 100
-            if best == nil || score < best!.score {
+            if validCost == nil, best == nil || score < best!.score {
                 best = (score, mrz, chosen)
             }
-            if mrz.isValid && violations == 0 { break } // combinations come cheapest first
         }
         guard var best else { return nil }
         if let repaired = repairComposite(best.lines, score: best.score, grammar: grammar, options: options) {
@@ -165,8 +182,9 @@ public enum MRZCorrector {
             }
         }
         // The score is the substitution cost plus 100 per failing check or grammar violation.
-        return (Result(mrz: best.mrz, changes: changes, grammarViolations: grammar.violations(in: best.lines), cost: best.score % 100),
-                best.score)
+        var result = Result(mrz: best.mrz, changes: changes, grammarViolations: grammar.violations(in: best.lines), cost: best.score % 100)
+        result.ambiguous = ambiguous
+        return (result, best.score)
     }
 
     /// TD1/TD2 optional data has no check digit of its own, only the composite: when the composite
@@ -334,7 +352,8 @@ public enum MRZCorrector {
             }
             current[i] = slots[i][0].character
         }
-        return found.sorted { $0.cost < $1.cost }
+        // Stable: equal costs keep the order found (left to right).
+        return found.enumerated().sorted { ($0.element.cost, $0.offset) < ($1.element.cost, $1.offset) }.map(\.element)
     }
 
     /// Up to `limit` readings per group, combined; cheapest combinations first.
@@ -437,6 +456,9 @@ public enum MRZCorrector {
         static let letterForDigit: [Character: Character] = ["0": "O", "1": "I", "2": "Z", "4": "A", "5": "S", "6": "G", "8": "B", "7": "T"]
         static let digitForLetter: [Character: Character] = ["O": "0", "Q": "0", "D": "0", "U": "0", "I": "1", "L": "1", "J": "1",
                                                               "Z": "2", "S": "5", "G": "6", "B": "8", "T": "7", "A": "4"]
+        /// The letter/digit pairs OCR-B readers confuse most (in a field that may hold either, the
+        /// cheaper correction); the others (A/4, G/6, T/7, D/0, L/1, …) cost more.
+        static let commonTwins: Set<[Character]> = [["O", "0"], ["I", "1"], ["Z", "2"], ["S", "5"], ["B", "8"]]
         /// A cheap estimate of how far lines are from a valid MRZ: grammar violations and failing
         /// check digits after the forced fixes only (no search).
         func quickProblems(in lines: [[Character]]) -> Int {
@@ -513,8 +535,11 @@ public enum MRZCorrector {
                 }
             case .alphanumeric:
                 if character == "<" { return [Option(character: "<", cost: 0)] }
-                let twin = isDigit ? Grammar.letterForDigit[character] : Grammar.digitForLetter[character]
-                return [Option(character: character, cost: 0)] + (twin.map { [Option(character: $0, cost: 1)] } ?? [])
+                guard let twin = isDigit ? Grammar.letterForDigit[character] : Grammar.digitForLetter[character] else {
+                    return [Option(character: character, cost: 0)]
+                }
+                let common = Grammar.commonTwins.contains([character, twin]) || Grammar.commonTwins.contains([twin, character])
+                return [Option(character: character, cost: 0), Option(character: twin, cost: common ? 1 : 2)]
             }
         }
     }

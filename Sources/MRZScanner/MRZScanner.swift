@@ -123,6 +123,14 @@ public final class MRZScanner {
                         if bestFailure == nil { bestFailure = .unreadable(lines: lines) }
                         continue
                     }
+                    if corrected.isValid && corrected.ambiguous {
+                        // Check digits satisfied by a guess between equally likely corrections.
+                        if bestFailingCount > 0 {
+                            bestFailingCount = 0
+                            bestFailure = .uncertain(lines: corrected.mrz.lines)
+                        }
+                        continue
+                    }
                     if corrected.isValid && corrected.cost <= maxCorrectionCost {
                         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
                                                    skewDegrees: found.skewDegrees, cost: corrected.cost)

@@ -45,6 +45,25 @@ import Testing
         #expect(result.isValid)
     }
 
+    @Test func equallyCheapCorrectionsOfTheKeyAreAGuess() throws {
+        // Document number 9N4UM0DEO read with 0 for the last O: the check digit holds both for
+        // 9N4UM0DEO and for 9N4UMODE0 (and the composite, with the same weights there, cannot tell).
+        let read = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "9N4UM0DE09UTO7408122F1204159<<<<<<<<<<<<<<<2"]
+        let result = try MRZCorrector.correct(read)
+        #expect(result.isValid)
+        #expect(result.ambiguous)
+    }
+
+    @Test func commonConfusionsAreCheaperThanRareOnes() throws {
+        // A TD1 number whose O was read as 0: A→4 would satisfy the check digit as well, but O/0 is
+        // the likelier misreading (a real case from the generated pages).
+        let truth = ["IDLBR6QAE1672O6<<<<<<<<<<<<<<<", "2001115M2506241LBR<<<<<<<<<<<0", "KOVACS<LOPEZ<<MICHAEL<<<<<<<<<"]
+        let result = try MRZCorrector.correct(["IDLBR6QAE167206<<<<<<<<<<<<<<<", truth[1], truth[2]])
+        #expect(result.mrz.lines == truth)
+        #expect(result.mrz.documentNumber == "6QAE1672O")
+        #expect(!result.ambiguous)
+    }
+
     @Test func kInsideFillersIsAFiller() throws {
         let read = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<K<<<<<<<<<<", Self.td3[1]]
         #expect(try MRZCorrector.correct(read).mrz.lines == Self.td3)
