@@ -6,14 +6,21 @@ import MRZ
 public struct BAC {
     /// Kenc and Kmac derived from the MRZ information (§9.7.2). Secret.
     public struct DocumentKeys: Sendable {
-        public let seed: [UInt8]
-        public let encryption: [UInt8]
-        public let mac: [UInt8]
+        public let seed: SecretBytes
+        public let encryption: SecretBytes
+        public let mac: SecretBytes
 
         public init(mrzInformation: String) {
-            seed = Array(OpenSSLCrypto.digest(.sha1, Array(mrzInformation.utf8))[0..<16])
-            encryption = KeyDerivation.tripleDESKey(seed, purpose: .encryption)
-            mac = KeyDerivation.tripleDESKey(seed, purpose: .mac)
+            var information = Array(mrzInformation.utf8)
+            var hash = OpenSSLCrypto.digest(.sha1, information)
+            var kseed = Array(hash[0..<16])
+            var kenc = KeyDerivation.tripleDESKey(kseed, purpose: .encryption)
+            var kmac = KeyDerivation.tripleDESKey(kseed, purpose: .mac)
+            seed = SecretBytes(consuming: &kseed)
+            encryption = SecretBytes(consuming: &kenc)
+            mac = SecretBytes(consuming: &kmac)
+            information.wipe()
+            hash.wipe()
         }
 
         public init(accessKey: MRZAccessKey) {
@@ -81,11 +88,13 @@ public struct BAC {
         guard Array(r[0..<8]) == rndICC, Array(r[8..<16]) == rndIFD else {
             throw SecurityError.chipAuthenticationFailed("the chip did not return our challenge")
         }
-        let kICC = Array(r[16..<32])
-        let seed = zip(kIFD, kICC).map { $0 ^ $1 }
-        let keys = SessionKeys(suite: .tripleDES,
-                               encryptionKey: KeyDerivation.tripleDESKey(seed, purpose: .encryption),
-                               macKey: KeyDerivation.tripleDESKey(seed, purpose: .mac))
+        var kICC = Array(r[16..<32])
+        var seed = zip(kIFD, kICC).map { $0 ^ $1 }
+        var sessionEncryption = KeyDerivation.tripleDESKey(seed, purpose: .encryption)
+        var sessionMAC = KeyDerivation.tripleDESKey(seed, purpose: .mac)
+        let keys = SessionKeys(suite: .tripleDES, consumingEncryptionKey: &sessionEncryption, macKey: &sessionMAC)
+        seed.wipe()
+        kICC.wipe()
         return Session(keys: keys, ssc: Array(rndICC[4..<8]) + Array(rndIFD[4..<8]))
     }
 }

@@ -53,16 +53,19 @@ public struct ChipAuthentication {
                 throw SecurityError.chipAuthenticationFailed("the chip refused GENERAL AUTHENTICATE (\(response.status))")
             }
         }
-        let secret = try chipKey.agree(with: ephemeral)
+        var secret = try chipKey.agree(with: ephemeral)
+        defer { secret.wipe() }
         let keys: SessionKeys
         switch info.cipher! {
         case .tripleDES:
-            keys = SessionKeys(suite: .tripleDES, encryptionKey: KeyDerivation.tripleDESKey(secret, purpose: .encryption),
-                               macKey: KeyDerivation.tripleDESKey(secret, purpose: .mac))
+            var encryption = KeyDerivation.tripleDESKey(secret, purpose: .encryption)
+            var mac = KeyDerivation.tripleDESKey(secret, purpose: .mac)
+            keys = SessionKeys(suite: .tripleDES, consumingEncryptionKey: &encryption, macKey: &mac)
         case .aes128, .aes192, .aes256:
             let length = info.cipher == .aes128 ? 16 : info.cipher == .aes192 ? 24 : 32
-            keys = SessionKeys(suite: .aes, encryptionKey: KeyDerivation.aesKey(secret, purpose: .encryption, length: length),
-                               macKey: KeyDerivation.aesKey(secret, purpose: .mac, length: length))
+            var encryption = KeyDerivation.aesKey(secret, purpose: .encryption, length: length)
+            var mac = KeyDerivation.aesKey(secret, purpose: .mac, length: length)
+            keys = SessionKeys(suite: .aes, consumingEncryptionKey: &encryption, macKey: &mac)
         }
         return SecureMessagingChannel(over: raw, keys: keys, ssc: [UInt8](repeating: 0, count: keys.blockSize))
     }

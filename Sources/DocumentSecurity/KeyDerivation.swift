@@ -8,14 +8,19 @@ public enum KeyDerivation {
 
     /// A 3DES key (16 bytes, odd parity) derived from `secret`.
     public static func tripleDESKey(_ secret: [UInt8], purpose: Purpose) -> [UInt8] {
-        let hash = OpenSSLCrypto.digest(.sha1, secret + counter(purpose))
+        var input = secret + counter(purpose)
+        var hash = OpenSSLCrypto.digest(.sha1, input)
+        defer { input.wipe(); hash.wipe() }
         return adjustParity(Array(hash[0..<16]))
     }
 
     /// An AES key of `length` bytes (16 uses SHA-1, 24 and 32 use SHA-256).
     public static func aesKey(_ secret: [UInt8], purpose: Purpose, length: Int) -> [UInt8] {
         let algorithm: DigestAlgorithm = length == 16 ? .sha1 : .sha256
-        return Array(OpenSSLCrypto.digest(algorithm, secret + counter(purpose))[0..<length])
+        var input = secret + counter(purpose)
+        var hash = OpenSSLCrypto.digest(algorithm, input)
+        defer { input.wipe(); hash.wipe() }
+        return Array(hash[0..<length])
     }
 
     static func counter(_ purpose: Purpose) -> [UInt8] {

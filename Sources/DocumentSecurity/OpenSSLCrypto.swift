@@ -51,9 +51,21 @@ public enum OpenSSLCrypto {
     /// Encrypts or decrypts whole blocks without padding (callers pad per ISO 9797-1 method 2).
     public static func crypt(_ cipher: Cipher, encrypt: Bool, key: [UInt8], iv: [UInt8]? = nil,
                              _ input: ArraySlice<UInt8>) throws -> [UInt8] {
+        try key.withUnsafeBytes { try crypt(cipher, encrypt: encrypt, key: $0, iv: iv, input) }
+    }
+
+    /// The same with a key held in place (SecretBytes).
+    public static func crypt(_ cipher: Cipher, encrypt: Bool, key: SecretBytes, iv: [UInt8]? = nil,
+                             _ input: ArraySlice<UInt8>) throws -> [UInt8] {
+        try key.withUnsafeBytes { try crypt(cipher, encrypt: encrypt, key: $0, iv: iv, input) }
+    }
+
+    static func crypt(_ cipher: Cipher, encrypt: Bool, key: UnsafeRawBufferPointer, iv: [UInt8]?,
+                      _ input: ArraySlice<UInt8>) throws -> [UInt8] {
         guard let ctx = EVP_CIPHER_CTX_new() else { throw SecurityError.crypto("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        guard EVP_CipherInit_ex(ctx, cipher.evp(keyLength: key.count), nil, key, iv, encrypt ? 1 : 0) == 1 else {
+        defer { EVP_CIPHER_CTX_free(ctx) }   // also cleanses the expanded key schedule
+        let keyBytes = key.bindMemory(to: UInt8.self).baseAddress
+        guard EVP_CipherInit_ex(ctx, cipher.evp(keyLength: key.count), nil, keyBytes, iv, encrypt ? 1 : 0) == 1 else {
             throw SecurityError.crypto("cipher initialisation")
         }
         EVP_CIPHER_CTX_set_padding(ctx, 0)
@@ -70,11 +82,20 @@ public enum OpenSSLCrypto {
         }
         guard finalOK == 1 else { throw SecurityError.crypto("cipher final") }
         total += Int(produced)
-        return Array(out[0..<total])
+        out.removeLast(out.count - total)
+        return out
     }
 
     /// AES-CMAC (NIST SP 800-38B) of `data` with `key` (16, 24 or 32 bytes).
     public static func aesCMAC(key: [UInt8], _ data: [UInt8]) throws -> [UInt8] {
+        try key.withUnsafeBytes { try aesCMAC(key: $0, data) }
+    }
+
+    public static func aesCMAC(key: SecretBytes, _ data: [UInt8]) throws -> [UInt8] {
+        try key.withUnsafeBytes { try aesCMAC(key: $0, data) }
+    }
+
+    static func aesCMAC(key: UnsafeRawBufferPointer, _ data: [UInt8]) throws -> [UInt8] {
         guard let mac = EVP_MAC_fetch(nil, "CMAC", nil) else { throw SecurityError.crypto("CMAC unavailable") }
         defer { EVP_MAC_free(mac) }
         guard let ctx = EVP_MAC_CTX_new(mac) else { throw SecurityError.crypto("EVP_MAC_CTX_new") }
@@ -87,7 +108,7 @@ public enum OpenSSLCrypto {
                     OSSL_PARAM_construct_utf8_string(param, UnsafeMutablePointer(mutating: name), 0),
                     OSSL_PARAM_construct_end(),
                 ]
-                ok = EVP_MAC_init(ctx, key, key.count, &params)
+                ok = EVP_MAC_init(ctx, key.bindMemory(to: UInt8.self).baseAddress, key.count, &params)
             }
         }
         guard ok == 1 else { throw SecurityError.crypto("CMAC initialisation") }
@@ -104,18 +125,29 @@ public enum OpenSSLCrypto {
     /// ISO/IEC 9797-1 MAC algorithm 3 with DES ("retail MAC", 8 bytes): single-DES CBC-MAC under
     /// Ka, final block through Ka/Kb/Ka. `data` must already be padded to whole blocks.
     public static func retailMAC(key: [UInt8], _ data: ArraySlice<UInt8>) throws -> [UInt8] {
+        try key.withUnsafeBytes { try retailMAC(key: $0, data) }
+    }
+
+    public static func retailMAC(key: SecretBytes, _ data: ArraySlice<UInt8>) throws -> [UInt8] {
+        try key.withUnsafeBytes { try retailMAC(key: $0, data) }
+    }
+
+    static func retailMAC(key: UnsafeRawBufferPointer, _ data: ArraySlice<UInt8>) throws -> [UInt8] {
         precondition(key.count == 16 && data.count % 8 == 0 && !data.isEmpty)
-        let ka = Array(key[0..<8])
         // Single DES as two-key 3DES with both halves equal (OpenSSL 3 keeps plain DES in the legacy provider).
+        var kaka = [UInt8](key[0..<8]) + [UInt8](key[0..<8])
+        defer { kaka.wipe() }
         var chain = [UInt8](repeating: 0, count: 8)
         let lastBlockStart = data.endIndex - 8
         if lastBlockStart > data.startIndex {
-            let cbc = try crypt(.tripleDESCBC, encrypt: true, key: ka + ka, iv: chain, data[data.startIndex..<lastBlockStart])
+            let cbc = try kaka.withUnsafeBytes {
+                try crypt(.tripleDESCBC, encrypt: true, key: $0, iv: chain, data[data.startIndex..<lastBlockStart])
+            }
             chain = Array(cbc.suffix(8))
         }
         var block = [UInt8](repeating: 0, count: 8)
         for i in 0..<8 { block[i] = chain[i] ^ data[lastBlockStart + i] }
-        return try crypt(.tripleDESECB, encrypt: true, key: key, block[...])
+        return try crypt(.tripleDESECB, encrypt: true, key: key, iv: nil, block[...])
     }
 }
 

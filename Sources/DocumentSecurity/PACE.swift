@@ -92,9 +92,13 @@ public struct PACE {
 
         // 1. Encrypted nonce.
         let z = try generalAuthenticate(channel, [], expect: 0x80, last: false)
-        let kpi = deriveKey(password.secret, .password)
+        var passwordSecret = password.secret
+        var kpi = deriveKey(passwordSecret, .password)
         let cipher: OpenSSLCrypto.Cipher = suite == .tripleDES ? .tripleDESCBC : .aesCBC
-        let s = try OpenSSLCrypto.crypt(cipher, encrypt: false, key: kpi, iv: [UInt8](repeating: 0, count: suite == .tripleDES ? 8 : 16), z[...])
+        var s = try OpenSSLCrypto.crypt(cipher, encrypt: false, key: kpi, iv: [UInt8](repeating: 0, count: suite == .tripleDES ? 8 : 16), z[...])
+        kpi.wipe()
+        passwordSecret.wipe()
+        defer { s.wipe() }
 
         // 2. Mapping: generic (and CAM) by a Diffie-Hellman step; integrated by a nonce of ours.
         var chipMapping: [UInt8] = []
@@ -103,20 +107,25 @@ public struct PACE {
             _ = try generalAuthenticateObjects(channel, TLV.encode(tag: 0x81, value: t), last: false)
             group.useGenerator(try group.mapIntegrated(pseudoRandom: try PACE.pseudoRandom(s: s, t: t, primeBits: group.primeBits)))
         } else {
-            let mappingPrivate = try group.privateKey(fixedPrivateKeys?[0])
+            var mappingPrivate = try group.privateKey(fixedPrivateKeys?[0])
+            defer { mappingPrivate.wipe() }
             let mappingPublic = try group.publicKey(mappingPrivate)
             chipMapping = try generalAuthenticate(channel, TLV.encode(tag: 0x81, value: mappingPublic), expect: 0x82, last: false)
-            let shared = try group.multiply(chipMapping, by: mappingPrivate)
+            var shared = try group.multiply(chipMapping, by: mappingPrivate)
+            defer { shared.wipe() }
             group.useGenerator(try group.mapGeneric(nonce: s, sharedPoint: shared))
         }
 
         // 3. Key agreement on the mapped generator.
-        let ephemeralPrivate = try group.privateKey(fixedPrivateKeys?[1])
+        var ephemeralPrivate = try group.privateKey(fixedPrivateKeys?[1])
+        defer { ephemeralPrivate.wipe() }
         let ephemeralPublic = try group.publicKey(ephemeralPrivate)
         let chipEphemeral = try generalAuthenticate(channel, TLV.encode(tag: 0x83, value: ephemeralPublic), expect: 0x84, last: false)
         guard chipEphemeral != ephemeralPublic else { throw SecurityError.chipAuthenticationFailed("the chip echoed our ephemeral key") }
-        let secret = group.sharedSecret(try group.multiply(chipEphemeral, by: ephemeralPrivate))
-        let keys = SessionKeys(suite: suite, encryptionKey: deriveKey(secret, .encryption), macKey: deriveKey(secret, .mac))
+        var secret = group.sharedSecret(try group.multiply(chipEphemeral, by: ephemeralPrivate))
+        var encryption = deriveKey(secret, .encryption), mac = deriveKey(secret, .mac)
+        secret.wipe()
+        let keys = SessionKeys(suite: suite, consumingEncryptionKey: &encryption, macKey: &mac)
 
         // 4. Mutual authentication tokens over the other side's ephemeral key.
         let ourToken = try token(keys, oid: oid, publicKey: chipEphemeral, dh: group.kind == .dh)

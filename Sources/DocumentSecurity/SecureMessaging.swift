@@ -5,14 +5,22 @@ import CardIO
 public struct SessionKeys: Sendable {
     public enum Suite: String, Sendable { case tripleDES = "3DES", aes = "AES" }
     public let suite: Suite
-    let encryptionKey: [UInt8]
-    let macKey: [UInt8]
+    /// Held apart from Swift's arrays and wiped when the session ends (SecretBytes).
+    let encryptionKey: SecretBytes
+    let macKey: SecretBytes
 
-
+    /// Copies the keys; the arrays passed in are the caller's to wipe.
     public init(suite: Suite, encryptionKey: [UInt8], macKey: [UInt8]) {
         self.suite = suite
-        self.encryptionKey = encryptionKey
-        self.macKey = macKey
+        self.encryptionKey = SecretBytes(encryptionKey)
+        self.macKey = SecretBytes(macKey)
+    }
+
+    /// Takes the keys over: the arrays are wiped.
+    init(suite: Suite, consumingEncryptionKey encryptionKey: inout [UInt8], macKey: inout [UInt8]) {
+        self.suite = suite
+        self.encryptionKey = SecretBytes(consuming: &encryptionKey)
+        self.macKey = SecretBytes(consuming: &macKey)
     }
 
     public var blockSize: Int { suite == .tripleDES ? 8 : 16 }
@@ -226,6 +234,6 @@ struct TLVSlice {
 
 extension SessionKeys {
     /// Exposed only so tests can compare with published vectors; never print these.
-    public var encryptionKeyForTesting: [UInt8] { encryptionKey }
-    public var macKeyForTesting: [UInt8] { macKey }
+    public var encryptionKeyForTesting: [UInt8] { encryptionKey.bytesForTesting }
+    public var macKeyForTesting: [UInt8] { macKey.bytesForTesting }
 }

@@ -19,9 +19,9 @@ import TestSupport
         let key = MRZAccessKey(documentNumber: "L898902C", birthDate: v["date_of_birth"]!, expiryDate: v["date_of_expiry"]!)
         #expect(key.mrzInformation == v["mrz_information"])
         let keys = BAC.DocumentKeys(accessKey: key)
-        #expect(hex(keys.seed) == v["k_seed"]!.uppercased())
-        #expect(hex(keys.encryption) == v["k_enc_parity_adjusted"]!.uppercased())
-        #expect(hex(keys.mac) == v["k_mac_parity_adjusted"]!.uppercased())
+        #expect(hex(keys.seed.bytesForTesting) == v["k_seed"]!.uppercased())
+        #expect(hex(keys.encryption.bytesForTesting) == v["k_enc_parity_adjusted"]!.uppercased())
+        #expect(hex(keys.mac.bytesForTesting) == v["k_mac_parity_adjusted"]!.uppercased())
     }
 
     @Test(.enabled(if: vectors != nil, "reference vectors absent"))
@@ -95,5 +95,20 @@ final class RecordingChannel: CardChannel {
     func transmit(_ command: CommandAPDU) throws -> ResponseAPDU {
         sent.append(command.encoded())
         return try ResponseAPDU(encoded: responses.removeFirst())
+    }
+}
+
+/// Key material kept apart from Swift arrays (SecretBytes) and wiped temporaries.
+@Suite struct SecretKeyMaterial {
+    @Test func secretBytesKeepTheirValueAndConsumingWipesTheSource() {
+        var source: [UInt8] = Array(1...24)
+        let secret = SecretBytes(consuming: &source)
+        #expect(secret.count == 24)
+        #expect(secret.bytesForTesting == Array(1...24))
+        #expect(source == [UInt8](repeating: 0, count: 24), "the array handed over is wiped")
+        var temporary: [UInt8] = [0xDE, 0xAD, 0xBE, 0xEF]
+        temporary.wipe()
+        #expect(temporary == [0, 0, 0, 0])
+        #expect(SecretBytes([]).count == 0)
     }
 }
