@@ -14,12 +14,20 @@ public enum CheckDigit {
 
     /// The check digit of `field`, or nil when the field holds a character outside the MRZ alphabet.
     public static func compute<S: StringProtocol>(_ field: S) -> Character? {
-        let weights = [7, 3, 1]
-        var sum = 0
-        for (index, character) in field.enumerated() {
-            guard let v = value(of: character) else { return nil }
-            sum += v * weights[index % 3]
-        }
-        return Character(String(sum % 10))
+        compute(characters: field)
     }
+
+    /// The same over any sequence of characters (the corrector's candidate readings).
+    public static func compute<S: Sequence<Character>>(characters field: S) -> Character? {
+        var sum = 0
+        var weight = 7
+        for character in field {
+            guard let v = value(of: character) else { return nil }
+            sum += v * weight
+            weight = weight == 7 ? 3 : weight == 3 ? 1 : 7
+        }
+        return digits[sum % 10]
+    }
+
+    private static let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
 }

@@ -377,10 +377,10 @@ public enum MRZCorrector {
             let positions: [Slot] // the field's characters, then its check digit
             let fillerAllowed: Bool
             func holds(_ characters: [Character]) -> Bool {
-                let data = String(characters.dropLast())
+                let data = characters.dropLast()
                 let digit = characters.last!
                 if fillerAllowed && digit == "<" && data.allSatisfy({ $0 == "<" }) { return true }
-                return CheckDigit.compute(data) == digit
+                return CheckDigit.compute(characters: data) == digit
             }
         }
 
@@ -463,7 +463,7 @@ public enum MRZCorrector {
         /// check digits after the forced fixes only (no search).
         func quickProblems(in lines: [[Character]]) -> Int {
             let forced = lines.enumerated().map { lineIndex, line in
-                line.enumerated().map { options(for: $1, kind: kinds[lineIndex][$0])[0].character }
+                line.enumerated().map { forcedReading(of: $1, kind: kinds[lineIndex][$0]) }
             }
             let failing = groups.filter { !$0.holds($0.positions.map { forced[$0.line][$0.index] }) }.count
             return violations(in: forced) + failing
@@ -511,6 +511,27 @@ public enum MRZCorrector {
             "0": ["8", "6", "9"], "1": ["7", "4"], "2": ["7"], "3": ["8", "9", "5"], "4": ["1"],
             "5": ["6", "3"], "6": ["5", "8", "0"], "7": ["1", "2"], "8": ["3", "6", "0", "9"], "9": ["8", "0", "3"],
         ]
+
+        /// The reading the grammar forces (`options(for:kind:)[0]`), without building the alternatives.
+        func forcedReading(of character: Character, kind: Kind) -> Character {
+            let isDigit = character.isASCII && character.isNumber
+            switch kind {
+            case .digit, .digitOrFiller:
+                if kind == .digitOrFiller && character == "<" { return "<" }
+                return isDigit ? character : (Grammar.digitForLetter[character] ?? (character == "<" ? "0" : character))
+            case .letterOrFiller, .name:
+                return isDigit ? Grammar.letterForDigit[character] ?? character : character
+            case .sex:
+                switch character {
+                case "M", "F", "<", "X": return character
+                case "H", "N", "W": return "M"
+                case "E", "P", "R": return "F"
+                default: return "<"
+                }
+            case .alphanumeric:
+                return character
+            }
+        }
 
         func options(for character: Character, kind: Kind) -> [Option] {
             let isDigit = character.isASCII && character.isNumber

@@ -1,4 +1,4 @@
-import MRZ
+@testable import MRZ
 import Testing
 
 /// OCR readings of the ICAO 9303 specimens with the errors OCR engines make on OCR-B; the corrector
@@ -62,6 +62,17 @@ import Testing
         #expect(result.mrz.lines == truth)
         #expect(result.mrz.documentNumber == "6QAE1672O")
         #expect(!result.ambiguous)
+    }
+
+    @Test func forcedReadingIsTheFirstOption() {
+        let grammar = MRZCorrector.Grammar(format: .td3)
+        let kinds: [MRZCorrector.Kind] = [.letterOrFiller, .digit, .digitOrFiller, .alphanumeric, .name, .sex]
+        for character in "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<" {
+            for kind in kinds {
+                #expect(grammar.forcedReading(of: character, kind: kind) == grammar.options(for: character, kind: kind)[0].character,
+                        "\(character) as \(kind)")
+            }
+        }
     }
 
     @Test func kInsideFillersIsAFiller() throws {
