@@ -6,10 +6,12 @@ import Foundation
 ///
 /// Steps, on a copy shrunk to `detectionWidth` pixels: a black top-hat keeps dark marks smaller
 /// than a character cell whatever the lighting; Otsu thresholds them; Leptonica's sweep-and-search
-/// finds the skew of the text lines (up to ±`maxSkew` degrees); after deskewing, a horizontal
-/// closing joins each line's characters, an opening removes specks and thin rules, and the
-/// remaining wide, flat components are grouped into stacks of lines with matching left and right
-/// edges and regular spacing.
+/// finds the skew of the text lines (up to ±`maxSkew` degrees) from the character-sized marks, so
+/// that a striped or grained background does not set it; after deskewing, a horizontal closing
+/// joins each line's characters, an opening removes specks and thin rules, lines with too few
+/// character-tall marks are dropped, and the remaining wide, flat components are grouped into
+/// stacks of lines with matching left edges and regular spacing. `bands(_:skew:)` tries other
+/// angles cheaply (the 1-bit mask only) when the estimate was wrong.
 struct MRZBandFinder {
     /// One candidate zone: its lines, top to bottom, in the coordinates of the deskewed image.
     struct Band {
@@ -31,26 +33,68 @@ struct MRZBandFinder {
     var debugFolder = ProcessInfo.processInfo.environment["PASSPORT_OCR_DEBUG"]
     var maxSkew = 12.0
 
+    /// The photo shrunk to `detectionWidth` and its mask of dark marks.
+    struct Prepared {
+        let grey: LeptonicaImage
+        let mask: LeptonicaImage
+        let factor: Double
+        /// The skew of the print (character-sized marks), else of every mark, else 0.
+        let skew: Double
+        /// The skew of every mark, when it differs from `skew` by more than a degree.
+        let otherSkew: Double?
+    }
+
     /// `smoothing` averages 3×3 pixels first: in dark, noisy photos sensor noise would otherwise
     /// pass the threshold as print; in clean ones it can merge or thin the MRZ's characters.
-    func find(in grey: LeptonicaImage, smoothing: Bool = false) -> Result? {
+    func prepare(_ grey: LeptonicaImage, smoothing: Bool = false) -> Prepared? {
         let factor = min(1.0, Double(detectionWidth) / Double(grey.width))
         guard let small = grey.scaled(by: factor),
               let mask = darkMarks(smoothing ? LeptonicaImage(pixBlockconv(small.pix, 1, 1)) : small)
         else { return nil }
+        let printSkew = characterMarks(mask).flatMap(skew(of:))
+        let markSkew = skew(of: mask)
+        let skew = printSkew ?? markSkew ?? 0
+        let other = markSkew.flatMap { abs($0 - skew) > 1 ? $0 : nil }
+        return Prepared(grey: grey, mask: mask, factor: factor, skew: skew, otherSkew: other)
+    }
 
-        let skew = self.skew(of: characterMarks(mask) ?? mask) ?? self.skew(of: mask) ?? 0
-        guard let straightMask = mask.rotated(degrees: skew),
-              let deskewed = grey.rotated(degrees: skew)
-        else { return nil }
+    func find(in grey: LeptonicaImage, smoothing: Bool = false) -> Result? {
+        guard let prepared = prepare(grey, smoothing: smoothing) else { return nil }
+        return find(prepared, skew: prepared.skew)
+    }
 
-        let lines = lineComponents(straightMask)
+    /// The candidate zones when the page is turned by `skew` degrees.
+    func find(_ prepared: Prepared, skew: Double) -> Result? {
+        guard let bands = bands(prepared, skew: skew), let deskewed = prepared.grey.rotated(degrees: skew) else { return nil }
+        return Result(deskewed: deskewed, skewDegrees: skew, bands: bands)
+    }
+
+    /// The zones at `skew`, without turning the full-size photo (cheap: the 1-bit mask only).
+    func bands(_ prepared: Prepared, skew: Double) -> [Band]? {
+        guard let straightMask = prepared.mask.rotated(degrees: skew) else { return nil }
+        // A line of print is many separate marks; the stripes of a textured background are a few
+        // long streaks however straight and evenly spaced they are.
+        let lines = lineComponents(straightMask).filter { marks(in: $0, of: straightMask) >= minimumMarksPerLine }
         if let dir = debugFolder {
             pixWrite("\(dir)/mask.png", straightMask.pix, Int32(IFF_PNG))
         }
-        let bands = group(lines, imageWidth: straightMask.width)
-            .map { band in Band(lines: band.lines.map { $0.scaled(by: 1 / factor) }, score: band.score) }
-        return Result(deskewed: deskewed, skewDegrees: skew, bands: bands)
+        return group(lines, imageWidth: straightMask.width).map { band in Band(lines: band.lines.map { $0.scaled(by: 1 / prepared.factor) }, score: band.score) }
+    }
+
+    /// An MRZ line holds 30 to 44 characters; blur merges some (a run of fillers), never most.
+    var minimumMarksPerLine = 10
+
+    /// The separate marks of `mask` inside `rect` at least half as tall as the line (characters,
+    /// not the specks a hatched or noisy background leaves).
+    private func marks(in rect: PixelRect, of mask: LeptonicaImage) -> Int {
+        var changed: Int32 = 0
+        guard let clip = mask.cropped(rect),
+              let tall = LeptonicaImage(pixSelectBySize(clip.pix, 0, Int32(max(2, rect.height / 2)), 8, Int32(L_SELECT_HEIGHT),
+                                                        Int32(L_SELECT_IF_GTE), &changed))
+        else { return 0 }
+        var count: Int32 = 0
+        guard pixCountConnComp(tall.pix, 8, &count) == 0 else { return 0 }
+        return Int(count)
     }
 
     /// The skew of the text lines in a mask, in degrees, if the sweep finds one.
@@ -96,6 +140,11 @@ struct MRZBandFinder {
         var rects: [PixelRect] = []
         for divisor in [70.0, 40.0] {
             rects += components(mask, join: oddSize(Double(mask.width) / divisor))
+        }
+        // The same from the character-sized marks alone: a background's streaks that touch the
+        // MRZ would otherwise join its lines into one block.
+        if let characters = characterMarks(mask) {
+            rects += components(characters, join: oddSize(Double(mask.width) / 70))
         }
         var unique: [PixelRect] = []
         for rect in rects where !unique.contains(rect) { unique.append(rect) }

@@ -85,14 +85,33 @@ public final class MRZScanner {
             throw MRZScanError.undecodableImage
         }
         var failure: (problems: Int, error: MRZScanError)?
-        // Clean photos are read without smoothing; a photo that gives no valid MRZ is searched again
-        // with the noise averaged out.
-        for smoothing in [false, true] {
-            guard let found = finder.find(in: working, smoothing: smoothing), !found.bands.isEmpty else { continue }
+        func attempt(_ found: MRZBandFinder.Result?) -> MRZScanResult? {
+            guard let found, !found.bands.isEmpty else { return nil }
             switch read(found) {
             case .success(let result): return result
             case .failure(let problems, let error):
                 if failure == nil || problems < failure!.problems { failure = (problems, error) }
+                return nil
+            }
+        }
+        // Clean photos are read without smoothing; a photo that gives no valid MRZ is searched again
+        // with the noise averaged out.
+        let plain = finder.prepare(working)
+        if let plain, let result = attempt(finder.find(plain, skew: plain.skew)) { return result }
+        if let smoothed = finder.prepare(working, smoothing: true), let result = attempt(finder.find(smoothed, skew: smoothed.skew)) {
+            return result
+        }
+        // A page turned more than the skew estimate says (a background with lines of its own can
+        // mislead it): other angles, the two whose zones look most like an MRZ read first.
+        if let plain {
+            let angles = ([plain.otherSkew].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
+                .filter { abs($0) <= finder.maxSkew }
+            let ranked = angles.compactMap { angle -> (angle: Double, score: Double)? in
+                guard let best = finder.bands(plain, skew: angle)?.first else { return nil }
+                return (angle, best.score)
+            }.sorted { $0.score > $1.score }
+            for candidate in ranked.prefix(2) {
+                if let result = attempt(finder.find(plain, skew: candidate.angle)) { return result }
             }
         }
         throw failure?.error ?? MRZScanError.noZoneFound
