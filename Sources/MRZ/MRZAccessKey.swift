@@ -1,6 +1,6 @@
 /// The three MRZ fields that form the chip's access key (ICAO 9303-11 §4.3.2 "MRZ_information"),
 /// used by BAC and by PACE with the MRZ password. Treat as a secret: never log it.
-public struct MRZAccessKey: Sendable, Equatable {
+public struct MRZAccessKey: Sendable, Hashable {
     public let documentNumber: String
     public let birthDate: String
     public let expiryDate: String

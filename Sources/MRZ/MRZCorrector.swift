@@ -215,7 +215,7 @@ public enum MRZCorrector {
 
     // MARK: - Layout and length
 
-    static func normalise(_ line: String) -> String {
+    public static func normalise(_ line: String) -> String {
         var out = ""
         for character in line.uppercased() {
             switch character {

@@ -206,7 +206,9 @@ struct MRZBandFinder {
         func follows(_ upper: PixelRect, _ lower: PixelRect) -> Bool {
             let pitch = lower.midY - upper.midY
             let height = Double(max(upper.height, lower.height))
-            return pitch >= 1.1 * height && pitch <= 3.0 * height
+            // Lines left a little tilted have taller boxes that may overlap: their centres must
+            // still be nearly a line apart.
+            return pitch >= 0.9 * height && pitch <= 3.0 * height
                 && abs(upper.x - lower.x) <= max(upper.height, lower.height) * 2
                 && Double(min(upper.height, lower.height)) >= 0.5 * height
         }

@@ -51,6 +51,8 @@ public struct MRZScanResult: Sendable {
     public let skewDegrees: Double
     /// How far the correction departed from what Tesseract read (see MRZCorrector.Result.cost).
     public let cost: Int
+    /// Tesseract's lowest confidence (0-100) in a character of the access-key lines.
+    public let keyConfidence: Float
 }
 
 /// Image → MRZ: finds the zone (MRZBandFinder), reads each line with Tesseract's C API and the
@@ -60,7 +62,7 @@ public final class MRZScanner {
     private let reader: TesseractLineReader
     private let finder = MRZBandFinder()
     /// Candidate zones tried before giving up.
-    public var maxBands = 4
+    public var maxBands = 6
     /// Photos larger than this (longer side, pixels) are shrunk first; the MRZ stays legible.
     public var maxImageSide = 2000
 
@@ -125,19 +127,21 @@ public final class MRZScanner {
     /// Reads the candidate zones until one gives a valid MRZ; else the least broken reading.
     ///
     /// A reading whose access-key lines are clean (no substitution or realignment there; a filler
-    /// or two miscounted at most) is taken at once, whatever had to be fixed in the name. One that
-    /// needed changes in those lines is taken only when the same zone read at another scale gives
-    /// the same access key: on a garbled line the check digits can hold by chance, and two
+    /// or two miscounted at most; Tesseract sure of every character) is taken at once, whatever
+    /// had to be fixed in the name. Any other valid reading is taken only when the zone, read at
+    /// every scale, gives that access key at least twice and no other: on a garbled line the
+    /// check digits can hold by chance, some misreadings (A for 0) satisfy them all, and two
     /// independent misreadings rarely agree.
     private func read(_ found: MRZBandFinder.Result) -> Attempt {
         var bestFailure: MRZScanError?
         var bestFailingCount = Int.max
         for (index, band) in found.bands.prefix(maxBands).enumerated() {
-            var unconfirmed: [MRZScanResult] = []
+            var unsure: [MRZScanResult] = []
             // Most photos are read at the first scale; a failing one is read again smaller and larger.
             let heights = index < 2 ? [textHeight, textHeight - 5, textHeight + 7] : [textHeight]
             for height in heights {
-                for lines in readings(of: band, in: found.deskewed, textHeight: height) {
+                for reading in readings(of: band, in: found.deskewed, textHeight: height) {
+                    let lines = reading.map(\.text)
                     guard let corrected = try? MRZCorrector.correct(lines) else {
                         if bestFailure == nil { bestFailure = .unreadable(lines: lines) }
                         continue
@@ -151,12 +155,13 @@ public final class MRZScanner {
                         continue
                     }
                     if corrected.isValid && corrected.cost <= maxCorrectionCost {
+                        // The corrector drops lines it finds empty; number the rest as it does.
+                        let kept = reading.filter { !MRZCorrector.normalise($0.text).isEmpty }
+                        let keyConfidence = corrected.keyLines.compactMap { $0 - 1 < kept.count ? kept[$0 - 1].confidences.min() : nil }.min() ?? 0
                         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
-                                                   skewDegrees: found.skewDegrees, cost: corrected.cost)
-                        if corrected.keyLinesReadAsIs || unconfirmed.contains(where: { $0.mrz.accessKey == result.mrz.accessKey }) {
-                            return .success(result)
-                        }
-                        unconfirmed.append(result)
+                                                   skewDegrees: found.skewDegrees, cost: corrected.cost, keyConfidence: keyConfidence)
+                        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence { return .success(result) }
+                        unsure.append(result)
                         continue
                     }
                     let failing = corrected.mrz.checks.filter { !$0.isValid }.map(\.field)
@@ -168,7 +173,12 @@ public final class MRZScanner {
                     }
                 }
             }
-            if let first = unconfirmed.first, bestFailingCount > 0 {
+            // Unsure readings count when two of them agree on the access key and none disagrees: a
+            // misreading the check digits cannot see is often made at one scale but not another.
+            if unsure.count >= 2, Set(unsure.map(\.mrz.accessKey)).count == 1 {
+                return .success(unsure.min { $0.cost < $1.cost }!)
+            }
+            if let first = unsure.first, bestFailingCount > 0 {
                 bestFailingCount = 0 // closer than any failing reading
                 bestFailure = .uncertain(lines: first.mrz.lines)
             }
@@ -178,11 +188,13 @@ public final class MRZScanner {
 
     /// The band's lines as read; for two lines of about 30 characters (a TD1 card whose third
     /// line was not found as such) also with the line one pitch below, and one pitch above, added.
-    private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int) -> [[String]] {
+    private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int) -> [[TesseractLineReader.Reading]] {
         let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
-        func readLine(_ line: PixelRect) -> String { self.readLine(line, across: zone, in: image, textHeight: textHeight) }
+        func readLine(_ line: PixelRect) -> TesseractLineReader.Reading {
+            self.readLine(line, across: zone, in: image, textHeight: textHeight)
+        }
         let lines = band.lines.map(readLine)
-        guard lines.count == 2, lines.map(\.count).reduce(0, +) < 2 * 33 else { return [lines] }
+        guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33 else { return [lines] }
         let pitch = band.lines[1].y - band.lines[0].y
         var below = band.lines[1], above = band.lines[0]
         below.y += pitch
@@ -196,10 +208,15 @@ public final class MRZScanner {
     /// check digits can be satisfied by chance (measured on generated pages: correct reads
     /// cost 0-2, wrong ones that got through cost 3 or more).
     public var maxCorrectionCost = 2
+    /// A reading whose access-key lines needed no correction is still taken only after a second
+    /// reading agrees when Tesseract was less sure than this (0-100) of one of their characters:
+    /// some misreadings (A for 0, L for 1: values 10 apart) satisfy every check digit.
+    public var minimumKeyConfidence: Float = 90
 
     /// One line cut out across the whole zone's width (the lines share their edges; a line whose
     /// trailing fillers faded is still read to the end), with the margin Tesseract needs.
-    private func readLine(_ line: PixelRect, across zone: PixelRect, in image: LeptonicaImage, textHeight: Int) -> String {
+    private func readLine(_ line: PixelRect, across zone: PixelRect, in image: LeptonicaImage,
+                          textHeight: Int) -> TesseractLineReader.Reading {
         let margin = line.height
         let rect = PixelRect(x: zone.x - margin, y: line.y - line.height * 3 / 10,
                              width: zone.width + 2 * margin, height: line.height * 16 / 10)
@@ -207,12 +224,12 @@ public final class MRZScanner {
         // it reads better (a thin first 'I' is kept) and faster.
         guard let cut = image.cropped(rect),
               let scaled = cut.scaled(by: Double(textHeight) / Double(max(1, line.height)))
-        else { return "" }
+        else { return TesseractLineReader.Reading(text: "", confidences: []) }
         // Uneven light (a shadow, a lamp's glare) can leave one end of a line much darker than the
         // other, and Tesseract's global threshold then blackens it: flatten the background first
         // (a closing removes the print and estimates the paper; each pixel is scaled to it).
         let crop = LeptonicaImage(pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
         if let dir = finder.debugFolder { pixWrite("\(dir)/line-\(line.y).png", crop.pix, Int32(IFF_PNG)) }
-        return reader.read(crop).text
+        return reader.read(crop)
     }
 }

@@ -28,14 +28,33 @@ final class TesseractLineReader {
         TessBaseAPIDelete(handle)
     }
 
-    /// The text of one line image and Tesseract's mean confidence (0-100).
-    func read(_ line: LeptonicaImage) -> (text: String, confidence: Int) {
+    /// One line as read: its characters (whitespace dropped) and Tesseract's confidence in each
+    /// (0-100).
+    struct Reading {
+        var text: String
+        var confidences: [Float]
+    }
+
+    /// The text of one line image, character by character with Tesseract's confidence.
+    func read(_ line: LeptonicaImage) -> Reading {
         TessBaseAPISetImage2(handle, line.pix)
         TessBaseAPISetSourceResolution(handle, 300)
         defer { TessBaseAPIClear(handle) }
-        guard let raw = TessBaseAPIGetUTF8Text(handle) else { return ("", 0) }
-        defer { TessDeleteText(raw) }
-        let text = String(cString: raw).filter { !$0.isWhitespace }
-        return (text, Int(TessBaseAPIMeanTextConf(handle)))
+        guard TessBaseAPIRecognize(handle, nil) == 0, let iterator = TessBaseAPIGetIterator(handle) else {
+            return Reading(text: "", confidences: [])
+        }
+        defer { TessResultIteratorDelete(iterator) }
+        var reading = Reading(text: "", confidences: [])
+        repeat {
+            guard let raw = TessResultIteratorGetUTF8Text(iterator, RIL_SYMBOL) else { continue }
+            let symbol = String(cString: raw).filter { !$0.isWhitespace }
+            TessDeleteText(raw)
+            let confidence = TessResultIteratorConfidence(iterator, RIL_SYMBOL)
+            for character in symbol {
+                reading.text.append(character)
+                reading.confidences.append(confidence)
+            }
+        } while TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
+        return reading
     }
 }

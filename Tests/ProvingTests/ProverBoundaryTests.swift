@@ -153,8 +153,8 @@ import TestSupport
     @Test func orderAndSizes() throws {
         let salt = FieldElement(0x5a)
         let salts = IntegrityToDisclosureSalts(all: salt)
-        let inputs = try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date, salts: salts)
+        let inputs = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date, salts: salts).inputs()
         let values = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
                                            currentDate: Self.date, salts: salts).values()
         let zero = FieldElement.zero.hex
@@ -177,30 +177,30 @@ import TestSupport
     }
 
     @Test func freshSaltsEachTime() throws {
-        let first = try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                                 dg2Hash: Self.dg2Hash, currentDate: Self.date)
-        let second = try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date)
+        let first = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                                 dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
+        let second = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
         #expect(first[0] != second[0] && first[2] != second[2])
         #expect(first[3] == second[3])                                                         // same private nullifier
     }
 
     @Test func refusesWhatTheCircuitCannotTake() {
         #expect(throws: ZKPassportInputError.self) {
-            try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
-                                         currentDate: Self.date, salts: IntegrityToDisclosureSalts(all: .zero))
+            try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
+                                         currentDate: Self.date, salts: IntegrityToDisclosureSalts(all: .zero)).inputs()
         }
         #expect(throws: ZKPassportInputError.self) {
-            try CircuitInputs.compareAge(dg1: Self.dg1 + [UInt8](repeating: 0x3C, count: 3), eContent: Self.eContent,
-                                         signature: Self.signature, dg2Hash: Self.dg2Hash, currentDate: Self.date)
+            try CompareAgeWitness(dg1: Self.dg1 + [UInt8](repeating: 0x3C, count: 3), eContent: Self.eContent,
+                                         signature: Self.signature, dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
         }
         #expect(throws: ZKPassportInputError.self) {
-            try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                         dg2Hash: [UInt8](repeating: 1, count: 33), currentDate: Self.date)
+            try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                         dg2Hash: [UInt8](repeating: 1, count: 33), currentDate: Self.date).inputs()
         }
         #expect(throws: ZKPassportInputError.self) {
-            try CircuitInputs.compareAge(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
-                                         dg2HashAlgorithm: .sha512, currentDate: Self.date)
+            try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
+                                         dg2HashAlgorithm: .sha512, currentDate: Self.date).inputs()
         }
     }
 }
