@@ -72,21 +72,26 @@ public struct MRZ: Sendable, Equatable {
         }
 
         switch format {
-        case .td3:
-            let nameField = text(0, 5..<44)
-            (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(nameField)
+        case .td3, .mrvA, .mrvB:
+            // A visa (ICAO 9303-7) has the passport's positions on a line of its own length, no
+            // composite check digit, and optional data without a check digit of its own.
+            let length = format.lineLength
+            (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(0, 5..<length))
             let numberField = text(1, 0..<9)
             documentNumber = numberField.trimmingFillers()
             nationality = text(1, 10..<13).trimmingFillers()
             birthDate = text(1, 13..<19)
             sex = text(1, 20..<21)
             expiryDate = text(1, 21..<27)
-            optionalData = text(1, 28..<42).trimmingFillers()
+            let optionalField = text(1, 28..<(format == .td3 ? 42 : length))
+            optionalData = optionalField.trimmingFillers()
             check(.documentNumber, numberField, l[1][9])
             check(.birthDate, birthDate, l[1][19])
             check(.expiryDate, expiryDate, l[1][27])
-            check(.optionalData, text(1, 28..<42), l[1][42], optional: true)
-            check(.composite, text(1, 0..<10) + text(1, 13..<20) + text(1, 21..<43), l[1][43])
+            if format == .td3 {
+                check(.optionalData, optionalField, l[1][42], optional: true)
+                check(.composite, text(1, 0..<10) + text(1, 13..<20) + text(1, 21..<43), l[1][43])
+            }
         case .td2:
             (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(0, 5..<36))
             let optional = text(1, 28..<35)
@@ -101,21 +106,6 @@ public struct MRZ: Sendable, Equatable {
             check(.birthDate, birthDate, l[1][19])
             check(.expiryDate, expiryDate, l[1][27])
             check(.composite, text(1, 0..<10) + text(1, 13..<20) + text(1, 21..<35), l[1][35])
-        case .mrvA, .mrvB:
-            // ICAO 9303-7: the TD3/TD2 positions, but no composite check digit and optional data
-            // (personal data of the issuing state) without a check digit of its own.
-            let length = format.lineLength
-            (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(0, 5..<length))
-            let numberField = text(1, 0..<9)
-            documentNumber = numberField.trimmingFillers()
-            nationality = text(1, 10..<13).trimmingFillers()
-            birthDate = text(1, 13..<19)
-            sex = text(1, 20..<21)
-            expiryDate = text(1, 21..<27)
-            optionalData = text(1, 28..<length).trimmingFillers()
-            check(.documentNumber, numberField, l[1][9])
-            check(.birthDate, birthDate, l[1][19])
-            check(.expiryDate, expiryDate, l[1][27])
         case .td1:
             (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(2, 0..<30))
             let number = MRZ.documentNumber(main: text(0, 5..<14), checkDigit: l[0][14], optional: text(0, 15..<30))
