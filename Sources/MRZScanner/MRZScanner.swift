@@ -157,7 +157,8 @@ public final class MRZScanner {
                     if corrected.isValid && corrected.cost <= maxCorrectionCost {
                         // The corrector drops lines it finds empty; number the rest as it does.
                         let kept = reading.filter { !MRZCorrector.normalise($0.text).isEmpty }
-                        let keyConfidence = corrected.keyLines.compactMap { $0 - 1 < kept.count ? kept[$0 - 1].confidences.min() : nil }.min() ?? 0
+                        let keyConfidence = corrected.keyLines
+                            .compactMap { $0 - 1 < kept.count ? kept[$0 - 1].confidences.min() : nil }.min() ?? 0
                         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
                                                    skewDegrees: found.skewDegrees, cost: corrected.cost, keyConfidence: keyConfidence)
                         if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence { return .success(result) }
