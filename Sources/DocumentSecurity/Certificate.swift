@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import LDS
+import Synchronization
 
 /// An X.509 certificate held by OpenSSL. Names, serial and key identifiers are read once; the
 /// signature checks go to OpenSSL, which also handles explicit EC domain parameters.
@@ -125,6 +126,24 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
         return Date(timeIntervalSince1970: TimeInterval(timegm(&tm)))
     }
 }
+
+extension Certificate {
+    /// A Document Signer certificate as found in an EF.SOD, parsed once per process. One DSC signs
+    /// months of a country's passports, so a verifier sees the same bytes again and again, and
+    /// OpenSSL 3.0's key decoding in d2i_X509 is the largest single cost of a verification.
+    /// Keyed by the whole DER: only identical bytes share a parse; certificates are immutable.
+    static func fromSecurityObject(_ der: [UInt8]) throws -> Certificate {
+        if let known = securityObjectCertificates.withLock({ $0[der] }) { return known }
+        let certificate = try Certificate(der: der, source: "EF.SOD")
+        securityObjectCertificates.withLock { cache in
+            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
+            cache[der] = certificate
+        }
+        return certificate
+    }
+}
+
+private let securityObjectCertificates = Mutex<[[UInt8]: Certificate]>([:])
 
 /// A certificate revocation list held by OpenSSL.
 public final class RevocationList: @unchecked Sendable {

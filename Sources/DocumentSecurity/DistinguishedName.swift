@@ -44,8 +44,16 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
 
     /// Same attributes with the same encoded values, in any order.
     public func matches(_ other: DistinguishedName) -> Bool {
-        func key(_ a: Attribute) -> String { "\(a.oid)|\(a.tag)|\(a.raw.map { String($0) }.joined(separator: ","))" }
-        return attributes.map(key).sorted() == other.attributes.map(key).sorted()
+        guard attributes.count == other.attributes.count else { return false }
+        if attributes == other.attributes { return true } // the usual case: same order
+        func ordered(_ list: [Attribute]) -> [Attribute] {
+            list.sorted { a, b in
+                if a.oid != b.oid { return a.oid < b.oid }
+                if a.tag != b.tag { return a.tag < b.tag }
+                return a.raw.lexicographicallyPrecedes(b.raw)
+            }
+        }
+        return ordered(attributes) == ordered(other.attributes)
     }
 
     public var description: String {

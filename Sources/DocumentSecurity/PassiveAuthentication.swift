@@ -67,7 +67,7 @@ public enum PassiveAuthentication {
         let signer = cms.signers[0]
         var candidates: [Certificate] = documentSigners
         for der in cms.certificates {
-            if let certificate = try? Certificate(der: der, source: "EF.SOD") { candidates.append(certificate) }
+            if let certificate = try? Certificate.fromSecurityObject(der) { candidates.append(certificate) }
         }
         guard let dsc = candidates.first(where: signer.identifies) else {
             report.fail("The Document Signer certificate is neither in EF.SOD nor supplied (--dsc): the signature cannot be checked.")
@@ -113,7 +113,7 @@ public enum PassiveAuthentication {
         let time = report.validityTime
 
         // 4. DSC → CSCA.
-        let documentState = files[.dataGroup(1)].flatMap { try? DataGroup1(bytes: $0) }?.mrz.issuingState
+        let documentState = files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:))
         let country = documentState ?? dsc.issuer.country ?? "?"
         let named = trust.cscas.filter { candidate in
             candidate.subject.matches(dsc.issuer)
@@ -181,7 +181,13 @@ public enum PassiveAuthentication {
     }
 }
 
-func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+func hexString(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789ABCDEF".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes { text.append(digits[Int(byte >> 4)]); text.append(digits[Int(byte & 0x0F)]) }
+    return String(decoding: text, as: UTF8.self)
+}
 
 /// The result of passive authentication, with every failure explained.
 public struct PassiveAuthenticationReport: Sendable {

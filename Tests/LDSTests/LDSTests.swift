@@ -85,6 +85,21 @@ extension Array {
         #expect(dg1.mrz.isValid)
     }
 
+    @Test func issuingStateAloneAgreesWithTheFullParse() throws {
+        let bytes = try #require(dump.files[.dataGroup(1)])
+        #expect(DataGroup1.issuingState(in: bytes) == (try DataGroup1(bytes: bytes)).mrz.issuingState)
+        func dg1(_ mrz: String) -> [UInt8] {
+            let text = Array(mrz.utf8)
+            return [0x61, UInt8(text.count + 3), 0x5F, 0x1F, UInt8(text.count)] + text
+        }
+        let german = "P<D<<MUSTERMANN<<ERIKA<<<<<<<<<<<<<<<<<<<<<<C01X00T478D<<6408125F2702283<<<<<<<<<<<<<<<4"
+        #expect(DataGroup1.issuingState(in: dg1(german)) == "D")
+        #expect((try DataGroup1(bytes: dg1(german))).mrz.issuingState == "D")
+        #expect(DataGroup1.issuingState(in: dg1("P<u7O")) == nil)   // not an MRZ code
+        #expect(DataGroup1.issuingState(in: dg1("P<<<<")) == nil)   // no state at all
+        #expect(DataGroup1.issuingState(in: [0x61, 0x03, 0x5F, 0x1F, 0x05]) == nil) // truncated
+    }
+
     @Test func sodListsAHashForEveryDataGroup() throws {
         let sod = try SecurityObject(bytes: try #require(dump.files[.sod]))
         #expect(sod.contentType == "2.23.136.1.1.1")
