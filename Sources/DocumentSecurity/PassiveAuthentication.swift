@@ -181,7 +181,8 @@ public enum PassiveAuthentication {
     }
 }
 
-func hexString(_ bytes: [UInt8]) -> String {
+/// Upper-case hex, no separators (serial numbers in reports, traced APDUs).
+public func hexString(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789ABCDEF".utf8)
     var text: [UInt8] = []
     text.reserveCapacity(bytes.count * 2)

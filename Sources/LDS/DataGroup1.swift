@@ -18,8 +18,7 @@ public struct DataGroup1: Sendable, Equatable {
               let data = try? outer.child(0x5F1F), data.value.count >= 5 else { return nil }
         let code = data.value.dropFirst(2).prefix(3)
         guard code.allSatisfy({ (0x41...0x5A).contains($0) || $0 == 0x3C }) else { return nil }
-        let filler: UInt8 = 0x3C // "D<<" is Germany
-        let state = String(decoding: code.drop { $0 == filler }.reversed().drop { $0 == filler }.reversed(), as: UTF8.self)
+        let state = String(decoding: code, as: UTF8.self).trimmingFillers()
         return state.isEmpty ? nil : state
     }
 }

@@ -174,7 +174,8 @@ public struct CheckDigitResult: Sendable, Equatable {
 }
 
 extension StringProtocol {
-    func trimmingFillers() -> String {
+    /// Without the fillers ('<') at either end ("D<<" → "D").
+    public func trimmingFillers() -> String {
         var s = Substring(self)
         while s.last == "<" { s = s.dropLast() }
         while s.first == "<" { s = s.dropFirst() }

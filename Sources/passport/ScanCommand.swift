@@ -165,8 +165,6 @@ struct ScanCommand: ParsableCommand {
     }
 }
 
-func hexString(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
-
 /// Progress on stderr: one updating line on a terminal, one line per file otherwise.
 final class ProgressPrinter {
     let enabled: Bool

@@ -81,10 +81,36 @@ import TestSupport
         let revoked = PassiveAuthentication.verify(files: try files("revoked-dsc"), trust: try trust())
         #expect(!revoked.passed)
         #expect(revoked.revocation == .failed)
-        #expect(revoked.failures.contains { $0.contains("revoked") })
+        let dsc = try Certificate.load(file: Self.pki.appendingPathComponent("TEST-ONLY-dsc-UTO-revoked.pem"))[0]
+        let serial = dsc.serialNumber.map { String(format: "%02X", $0) }.joined()
+        #expect(revoked.failures.contains { $0.contains("(serial \(serial)) is revoked") })
         let withoutCRL = PassiveAuthentication.verify(files: try files("revoked-dsc"), trust: try trust(crl: false))
         #expect(withoutCRL.passed)
         #expect(withoutCRL.revocation == .notChecked)
+    }
+
+    /// Names match as multisets of (type, string type, value bytes), in any order.
+    @Test func namesMatchInAnyOrderButOnlyExactly() throws {
+        func name(_ attributes: [(UInt8, UInt8, String)]) throws -> DistinguishedName {
+            let rdns = attributes.flatMap { type, stringTag, value -> [UInt8] in
+                let oid: [UInt8] = [0x06, 0x03, 0x55, 0x04, type]
+                let text = Array(value.utf8)
+                let atv = oid + [stringTag, UInt8(text.count)] + text
+                let sequence = [0x30, UInt8(atv.count)] + atv
+                return [0x31, UInt8(sequence.count)] + sequence
+            }
+            return try DistinguishedName(der: ([0x30, UInt8(rdns.count)] + rdns)[...])
+        }
+        let printable: UInt8 = 0x13, utf8: UInt8 = 0x0C
+        let csca = try name([(6, printable, "UT"), (10, printable, "Utopia"), (3, printable, "CSCA")])
+        #expect(csca.matches(try name([(3, printable, "CSCA"), (6, printable, "UT"), (10, printable, "Utopia")])))
+        #expect(!csca.matches(try name([(6, printable, "UT"), (10, printable, "Utopia"), (3, utf8, "CSCA")])))
+        #expect(!csca.matches(try name([(6, printable, "UT"), (10, printable, "Utopia"), (3, printable, "CSCB")])))
+        #expect(!csca.matches(try name([(6, printable, "UT"), (10, printable, "Utopia")])))
+        // Same length, same attribute types, different multisets.
+        let twice = try name([(10, printable, "A"), (10, printable, "A"), (6, printable, "UT")])
+        #expect(!twice.matches(try name([(10, printable, "A"), (6, printable, "UT"), (6, printable, "UT")])))
+        #expect(twice.matches(try name([(6, printable, "UT"), (10, printable, "A"), (10, printable, "A")])))
     }
 
     @Test func forgedCRLIsRejected() throws {

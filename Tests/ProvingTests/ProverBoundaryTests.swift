@@ -153,10 +153,10 @@ import TestSupport
     @Test func orderAndSizes() throws {
         let salt = FieldElement(0x5a)
         let salts = IntegrityToDisclosureSalts(all: salt)
-        let inputs = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date, salts: salts).inputs()
-        let values = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
-                                           currentDate: Self.date, salts: salts).values()
+        let witness = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                            dg2Hash: Self.dg2Hash, currentDate: Self.date, salts: salts)
+        let inputs = try witness.inputs()
+        let values = try witness.values()
         let zero = FieldElement.zero.hex
         #expect(inputs.count == 121)
         #expect(inputs[0] == values.commitmentIn.hex && !values.commitmentIn.isZero)          // comm_in
@@ -178,9 +178,9 @@ import TestSupport
 
     @Test func freshSaltsEachTime() throws {
         let first = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                                 dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
+                                          dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
         let second = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                                  dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
+                                           dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
         #expect(first[0] != second[0] && first[2] != second[2])
         #expect(first[3] == second[3])                                                         // same private nullifier
     }
@@ -188,19 +188,19 @@ import TestSupport
     @Test func refusesWhatTheCircuitCannotTake() {
         #expect(throws: ZKPassportInputError.self) {
             try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
-                                         currentDate: Self.date, salts: IntegrityToDisclosureSalts(all: .zero)).inputs()
+                                  currentDate: Self.date, salts: IntegrityToDisclosureSalts(all: .zero)).inputs()
         }
         #expect(throws: ZKPassportInputError.self) {
             try CompareAgeWitness(dg1: Self.dg1 + [UInt8](repeating: 0x3C, count: 3), eContent: Self.eContent,
-                                         signature: Self.signature, dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
+                                  signature: Self.signature, dg2Hash: Self.dg2Hash, currentDate: Self.date).inputs()
         }
         #expect(throws: ZKPassportInputError.self) {
             try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                         dg2Hash: [UInt8](repeating: 1, count: 33), currentDate: Self.date).inputs()
+                                  dg2Hash: [UInt8](repeating: 1, count: 33), currentDate: Self.date).inputs()
         }
         #expect(throws: ZKPassportInputError.self) {
             try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature, dg2Hash: Self.dg2Hash,
-                                         dg2HashAlgorithm: .sha512, currentDate: Self.date).inputs()
+                                  dg2HashAlgorithm: .sha512, currentDate: Self.date).inputs()
         }
     }
 }
