@@ -1,15 +1,24 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Modules by what a caller needs; dependencies point down only (docs/ARCHITECTURE.md):
+//   shims (C libraries) → PassportCrypto, MRZ → LDS → PassiveAuth | ChipProtocols (+ CardIO)
+//   → Credentials, Proving → PassportKit → the command lines.
 let package = Package(
     name: "PassportToolkit",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "passport", targets: ["passport"]),
+        .executable(name: "passport-bench", targets: ["passport-bench"]),
         .executable(name: "passport-prover", targets: ["passport-prover"]),
+        // Verify recorded chip dumps (EF.SOD, DSC → CSCA, CRLs, master lists): links libcrypto only.
+        .library(name: "PassiveAuth", targets: ["PassiveAuth"]),
+        // Read a passport's chip (BAC, PACE, secure messaging, chip and active authentication).
+        .library(name: "ChipProtocols", targets: ["ChipProtocols"]),
+        // The whole pipeline: image → chip → verified document → credential.
         .library(name: "PassportKit", targets: ["PassportKit"]),
         // The building blocks on their own, for the fuzzing package in Fuzz/ and for embedders.
-        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "Proving"]),
+        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "PassiveAuth", "ChipProtocols", "Credentials", "Proving"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -20,41 +29,58 @@ let package = Package(
                        providers: [.apt(["libpcsclite-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
-
         .systemLibrary(name: "CNFC", path: "Sources/CNFC", pkgConfig: "libnfc",
                        providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CLeptonica", path: "Sources/CLeptonica", pkgConfig: "lept",
                        providers: [.apt(["libleptonica-dev"])]),
-
         .systemLibrary(name: "CTesseract", path: "Sources/CTesseract", pkgConfig: "tesseract",
                        providers: [.apt(["libtesseract-dev"])]),
-
-        .target(name: "MRZ"),
-        .target(name: "MRZScanner", dependencies: ["MRZ", "CTesseract", "CLeptonica"]),
-        .target(name: "LDS", dependencies: ["MRZ"]),
-        .target(name: "CardIO", dependencies: ["CPCSCLite", "CNFC"]),
-        .target(name: "DocumentSecurity", dependencies: ["LDS", "CardIO", "MRZ", "COpenSSL"]),
-        .target(name: "Credentials", dependencies: ["COpenSSL"]),
-        .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
         .target(name: "CUniFFI"),
-        .target(name: "Proving", dependencies: ["CUniFFI", "COpenSSL"]),
-        .executableTarget(name: "passport-prover", dependencies: ["Proving"]),
-        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "DocumentSecurity", "Credentials", "ImageCodecs", "Proving"]),
-        .executableTarget(name: "passport", dependencies: [
-            "PassportKit", "Credentials", "ImageCodecs", "MRZScanner",
+
+        // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
+        .target(name: "PassportCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "MRZ"),
+        // Data: BER-TLV/DER and the files of the logical data structure.
+        .target(name: "LDS", dependencies: ["MRZ", "PassportCrypto"]),
+        // Trust: CMS, X.509, master lists, CRLs, the trust store, dump verification.
+        .target(name: "PassiveAuth", dependencies: ["LDS", "MRZ", "PassportCrypto", "COpenSSL"]),
+        // Chip: transports, then the protocols spoken over them.
+        .target(name: "CardIO", dependencies: ["CPCSCLite", "CNFC"]),
+        .target(name: "ChipProtocols", dependencies: ["CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL"]),
+        // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
+        .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
+        .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica"]),
+        .target(name: "Credentials", dependencies: ["PassportCrypto", "COpenSSL"]),
+        .target(name: "Proving", dependencies: ["CUniFFI", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
+        // Pipeline: scan → verify → issue, with typed reports.
+        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"]),
+
+        // Command lines: options and rendering shared by both tools, then the tools.
+        .target(name: "PassportCLI", dependencies: [
+            "PassportKit", "ImageCodecs", "MRZScanner",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "passport", dependencies: [
+            "PassportCLI", "PassportKit", "Credentials", "ImageCodecs", "MRZScanner",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "passport-bench", dependencies: [
+            "PassportCLI", "PassportKit", "Credentials", "MRZScanner",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "passport-prover", dependencies: ["Proving"]),
 
-        .target(name: "TestSupport", dependencies: ["COpenSSL"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PassportCrypto", "PassiveAuth", "LDS"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
-        .testTarget(name: "DocumentSecurityTests", dependencies: ["DocumentSecurity", "CardIO", "LDS", "TestSupport"]),
+        .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "TestSupport"]),
+        .testTarget(name: "ChipProtocolsTests", dependencies: ["ChipProtocols", "PassiveAuth", "PassportCrypto", "CardIO", "LDS", "MRZ", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
-        .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "DocumentSecurity", "TestSupport"]),
+        .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
         .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "DocumentSecurity", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "ChipProtocols", "PassiveAuth", "PassportCrypto", "TestSupport"]),
     ]
 )

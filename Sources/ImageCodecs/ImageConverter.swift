@@ -17,28 +17,25 @@ public enum ImageConverter {
 
     /// The image's width and height after decoding.
     public static func dimensions(of data: [UInt8]) throws -> (width: Int, height: Int) {
-        let pix = try decode(data)
-        defer { var p: UnsafeMutablePointer<PIX>? = pix; pixDestroy(&p) }
-        return (Int(pixGetWidth(pix)), Int(pixGetHeight(pix)))
+        let image = try decode(data)
+        return (image.width, image.height)
     }
 
     /// Decodes `data` and returns it PNG-encoded.
     public static func png(from data: [UInt8]) throws -> [UInt8] {
-        let pix = try decode(data)
-        defer { var p: UnsafeMutablePointer<PIX>? = pix; pixDestroy(&p) }
+        let image = try decode(data)
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
-        guard pixWriteMemPng(&out, &size, pix, 0) == 0, let out else { throw Error.writeFailed("PNG in memory") }
+        guard pixWriteMemPng(&out, &size, image.pix, 0) == 0, let out else { throw Error.writeFailed("PNG in memory") }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }
 
-    static func decode(_ data: [UInt8]) throws -> UnsafeMutablePointer<PIX> {
+    static func decode(_ data: [UInt8]) throws -> LeptonicaImage {
         guard !data.isEmpty else { throw Error.undecodable("no image data") }
-        setMsgSeverity(Int32(L_SEVERITY_NONE)) // Leptonica's own messages would go to stderr.
-        guard let pix = data.withUnsafeBufferPointer({ pixReadMem($0.baseAddress, $0.count) }) else {
+        guard let image = LeptonicaImage.decode(data) else {
             throw Error.undecodable("not a JPEG, JPEG 2000 or PNG image Leptonica can read")
         }
-        return pix
+        return image
     }
 }

@@ -33,18 +33,3 @@ public enum ObjectIdentifier {
     }
 }
 
-/// Digest algorithms that appear in EF.SOD.
-public enum DigestAlgorithm: String, Sendable, Codable, CaseIterable {
-    case sha1 = "SHA-1", sha224 = "SHA-224", sha256 = "SHA-256", sha384 = "SHA-384", sha512 = "SHA-512"
-
-    public init?(oid: String) {
-        switch oid {
-        case "1.3.14.3.2.26": self = .sha1
-        case "2.16.840.1.101.3.4.2.4": self = .sha224
-        case "2.16.840.1.101.3.4.2.1": self = .sha256
-        case "2.16.840.1.101.3.4.2.2": self = .sha384
-        case "2.16.840.1.101.3.4.2.3": self = .sha512
-        default: return nil
-        }
-    }
-}

@@ -1,6 +1,8 @@
+import PassportCrypto
+
 /// EF.SOD (ICAO 9303-10 §4.6.2): a CMS SignedData whose content is the LDSSecurityObject,
 /// the list of data-group hashes. This type reads the structure; verifying the signature is
-/// DocumentSecurity's job, which gets the raw CMS bytes from `cms`.
+/// PassiveAuth's job, which gets the raw CMS bytes from `cms`.
 public struct SecurityObject: Sendable, Equatable {
     /// The CMS ContentInfo (the value of tag 77), as stored.
     public let cms: [UInt8]

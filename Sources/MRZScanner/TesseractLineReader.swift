@@ -1,3 +1,4 @@
+import ImageCodecs
 import CLeptonica
 import CTesseract
 

@@ -1,5 +1,7 @@
 import CardIO
-import DocumentSecurity
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
 import LDS
 
 /// Reads elementary files over a (secure) channel with as few APDUs as the chip allows:

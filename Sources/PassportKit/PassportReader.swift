@@ -1,5 +1,7 @@
 import CardIO
-import DocumentSecurity
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
 import Foundation
 import LDS
 import MRZ

@@ -1,4 +1,6 @@
-import DocumentSecurity
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
 import Foundation
 import LDS
 import MRZ

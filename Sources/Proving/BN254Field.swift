@@ -1,4 +1,5 @@
 import COpenSSL
+import PassportCrypto
 
 /// An element of the BN254 scalar field (the field Noir's `Field` is over),
 /// r = 21888242871839275222246405745257275088548364400416034343698204186575808495617.
@@ -69,18 +70,18 @@ public struct FieldElement: Equatable, Hashable, Sendable, CustomStringConvertib
     // MARK: Arithmetic
 
     public static func add(_ a: FieldElement, _ b: FieldElement) -> FieldElement {
-        BNScope.run { scope in
+        BNScope.run(modulus: FieldElement.modulusBytes) { scope in
             let result = scope.new()
-            let ok = BN_mod_add(result, scope.load(a), scope.load(b), scope.modulus, scope.ctx)
+            let ok = BN_mod_add(result, scope.load(a), scope.load(b), scope.fieldModulus, scope.ctx)
             precondition(ok == 1, "BN_mod_add failed")
             return scope.store(result)
         }
     }
 
     public static func mul(_ a: FieldElement, _ b: FieldElement) -> FieldElement {
-        BNScope.run { scope in
+        BNScope.run(modulus: FieldElement.modulusBytes) { scope in
             let result = scope.new()
-            let ok = BN_mod_mul(result, scope.load(a), scope.load(b), scope.modulus, scope.ctx)
+            let ok = BN_mod_mul(result, scope.load(a), scope.load(b), scope.fieldModulus, scope.ctx)
             precondition(ok == 1, "BN_mod_mul failed")
             return scope.store(result)
         }
@@ -91,12 +92,12 @@ public struct FieldElement: Equatable, Hashable, Sendable, CustomStringConvertib
 
     /// x^5 (the Poseidon2 S-box).
     public func pow5() -> FieldElement {
-        BNScope.run { scope in
+        BNScope.run(modulus: FieldElement.modulusBytes) { scope in
             let x = scope.load(self)
             let x2 = scope.new(), x4 = scope.new(), x5 = scope.new()
-            let ok = BN_mod_mul(x2, x, x, scope.modulus, scope.ctx) == 1
-                && BN_mod_mul(x4, x2, x2, scope.modulus, scope.ctx) == 1
-                && BN_mod_mul(x5, x4, x, scope.modulus, scope.ctx) == 1
+            let ok = BN_mod_mul(x2, x, x, scope.fieldModulus, scope.ctx) == 1
+                && BN_mod_mul(x4, x2, x2, scope.fieldModulus, scope.ctx) == 1
+                && BN_mod_mul(x5, x4, x, scope.fieldModulus, scope.ctx) == 1
             precondition(ok, "BN_mod_mul failed")
             return scope.store(x5)
         }
@@ -110,7 +111,7 @@ public struct FieldElement: Equatable, Hashable, Sendable, CustomStringConvertib
     /// Σ coefficients[i]·values[i] (mod r) for small coefficients, in one pass.
     public static func linearCombination(_ coefficients: [UInt64], _ values: [FieldElement]) -> FieldElement {
         precondition(coefficients.count == values.count, "one coefficient per value")
-        return BNScope.run { scope in
+        return BNScope.run(modulus: FieldElement.modulusBytes) { scope in
             let accumulator = scope.new()   // BN_new starts at 0
             for (coefficient, value) in zip(coefficients, values) {
                 let x = scope.load(value)
@@ -120,7 +121,7 @@ public struct FieldElement: Equatable, Hashable, Sendable, CustomStringConvertib
                 precondition(ok == 1, "BN_mul_word/BN_add failed")
             }
             let result = scope.new()
-            let ok = BN_nnmod(result, accumulator, scope.modulus, scope.ctx)
+            let ok = BN_nnmod(result, accumulator, scope.fieldModulus, scope.ctx)
             precondition(ok == 1, "BN_nnmod failed")
             return scope.store(result)
         }
@@ -129,9 +130,9 @@ public struct FieldElement: Equatable, Hashable, Sendable, CustomStringConvertib
     // MARK: Helpers
 
     static func reduce(_ big: [UInt8]) -> [UInt8] {
-        BNScope.run { scope in
+        BNScope.run(modulus: FieldElement.modulusBytes) { scope in
             let result = scope.new()
-            let ok = BN_nnmod(result, scope.load(big), scope.modulus, scope.ctx)
+            let ok = BN_nnmod(result, scope.load(big), scope.fieldModulus, scope.ctx)
             precondition(ok == 1, "BN_nnmod failed")
             return scope.store(result).bytes
         }
@@ -161,43 +162,7 @@ public struct FieldElement: Equatable, Hashable, Sendable, CustomStringConvertib
     }
 }
 
-/// BIGNUMs and one BN_CTX for one computation, all freed when `run` returns. The modulus is
-/// the BN254 scalar field's.
-final class BNScope {
-    let ctx: OpaquePointer
-    let modulus: OpaquePointer
-    private var owned: [OpaquePointer] = []
-
-    private init() {
-        guard let ctx = BN_CTX_new() else { fatalError("BN_CTX_new failed") }
-        guard let modulus = BN_bin2bn(FieldElement.modulusBytes, Int32(FieldElement.modulusBytes.count), nil) else {
-            BN_CTX_free(ctx)
-            fatalError("BN_bin2bn failed")
-        }
-        self.ctx = ctx
-        self.modulus = modulus
-    }
-
-    static func run<T>(_ body: (BNScope) throws -> T) rethrows -> T {
-        let scope = BNScope()
-        defer { scope.free() }
-        return try body(scope)
-    }
-
-    /// A new BIGNUM (value 0), freed with the scope.
-    func new() -> OpaquePointer {
-        guard let bn = BN_new() else { fatalError("BN_new failed") }
-        owned.append(bn)
-        return bn
-    }
-
-    /// A big-endian unsigned integer as a BIGNUM, freed with the scope.
-    func load(_ data: [UInt8]) -> OpaquePointer {
-        guard let bn = BN_bin2bn(data, Int32(data.count), nil) else { fatalError("BN_bin2bn failed") }
-        owned.append(bn)
-        return bn
-    }
-
+extension BNScope {
     func load(_ element: FieldElement) -> OpaquePointer { load(element.bytes) }
 
     /// A BIGNUM below the modulus as a field element.
@@ -205,18 +170,6 @@ final class BNScope {
         FieldElement(canonical: bytes(bn, size: 32))
     }
 
-    /// A BIGNUM as `size` big-endian bytes (it must fit).
-    func bytes(_ bn: OpaquePointer, size: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: size)
-        let written = BN_bn2binpad(bn, &out, Int32(size))
-        precondition(written == Int32(size), "BN_bn2binpad: the number does not fit in \(size) bytes")
-        return out
-    }
-
-    private func free() {
-        for bn in owned { BN_free(bn) }
-        owned.removeAll()
-        BN_free(modulus)
-        BN_CTX_free(ctx)
-    }
+    /// The scope's modulus (every field computation opens its scope with one).
+    var fieldModulus: OpaquePointer { modulus! }
 }

@@ -1,4 +1,5 @@
 import COpenSSL
+import PassportCrypto
 
 /// A hash function as zkPassport's circuit names spell it (`sha256`) and number it (`dg2_hash_type`).
 public typealias CircuitHash = DG2HashAlgorithm

@@ -1,4 +1,5 @@
 import COpenSSL
+import PassportCrypto
 import Foundation
 
 /// Why a zkPassport circuit value could not be computed.

@@ -1,6 +1,9 @@
 import ArgumentParser
+import PassportCLI
 import Credentials
-import DocumentSecurity
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
 import Foundation
 import LDS
 import PassportKit

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PassportCLI
 import Foundation
 import MRZ
 import MRZScanner

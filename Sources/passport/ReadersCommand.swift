@@ -1,4 +1,5 @@
 import ArgumentParser
+import PassportCLI
 import CardIO
 
 struct ReadersCommand: ParsableCommand {

@@ -1,6 +1,9 @@
 import ArgumentParser
+import PassportCLI
 import CardIO
-import DocumentSecurity
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
 import Foundation
 import LDS
 import MRZ

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PassportCLI
 import Foundation
 import ImageCodecs
 import LDS
@@ -61,8 +62,10 @@ struct PhotoCommand: ParsableCommand {
         }
     }
 
-    enum PhotoError: Error, CustomStringConvertible {
+    enum PhotoError: ReportableError {
         case noDG2
         var description: String { "The dump has no DG2 (face image)." }
+        var code: String { "image_error" }
+        var exitStatus: Int32 { ExitStatus.invalid }
     }
 }

@@ -1,5 +1,8 @@
 import ArgumentParser
-import DocumentSecurity
+import PassportCLI
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
 import Foundation
 import LDS
 import PassportKit
@@ -49,30 +52,6 @@ struct VerifyCommand: ParsableCommand {
 }
 
 /// Trust-anchor flags shared by `verify`, `scan` and `issue`.
-struct TrustOptions: ParsableArguments {
-    @Option(name: .customLong("masterlist"), help: "An ICAO CSCA master list (.ml); repeatable.") var masterLists: [String] = []
-    @Option(name: .customLong("masterlist-signer"), help: "Root certificate the master lists' signer must chain to; repeatable.") var masterListSigners: [String] = []
-    @Option(name: .customLong("csca"), help: "A CSCA certificate file (DER/PEM) or folder; repeatable.") var cscas: [String] = []
-    @Option(name: .customLong("crl"), help: "A CRL (DER/PEM); repeatable.") var crls: [String] = []
-    @Flag(help: "Ignore the default trust folder (\(TrustStore.defaultFolder.path)).") var noDefaultTrust = false
-
-    var sources: TrustSources {
-        TrustSources(masterLists: masterLists.map(URL.init(fileURLWithPath:)),
-                     masterListSigners: masterListSigners.map(URL.init(fileURLWithPath:)),
-                     cscas: cscas.map(URL.init(fileURLWithPath:)),
-                     crls: crls.map(URL.init(fileURLWithPath:)),
-                     useDefaultFolder: !noDefaultTrust)
-    }
-}
-
-func parseDay(_ text: String) -> Date? {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withFullDate]
-    return formatter.date(from: text)
-}
-
-func isoTime(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
-
 func certificateJSON(_ info: CertificateInfo?) -> Any {
     guard let info else { return NSNull() }
     return ["subject": info.subject, "issuer": info.issuer, "serial": info.serialNumber,

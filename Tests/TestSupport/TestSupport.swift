@@ -1,4 +1,5 @@
 import Foundation
+import PassportCrypto
 
 /// Paths and helpers shared by the test targets.
 public enum TestPaths {
@@ -46,16 +47,9 @@ public func hex(_ bytes: some Sequence<UInt8>) -> String {
     bytes.map { String(format: "%02X", $0) }.joined()
 }
 
-import COpenSSL
-
 /// SHA-256 for tests that compare with published digests.
 public enum SHA256Test {
-    public static func digest(_ data: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        precondition(EVP_Digest(data, data.count, &out, &length, EVP_sha256(), nil) == 1)
-        return out
-    }
+    public static func digest(_ data: [UInt8]) -> [UInt8] { OpenSSLCrypto.sha256(data) }
 }
 
 /// The mopro TEST DOUBLE (Tests/ProverDouble/mopro_double.c), compiled with gcc once per run.

@@ -1,6 +1,8 @@
 import CardIO
 import Credentials
-import DocumentSecurity
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
 import Foundation
 import LDS
 import MRZ

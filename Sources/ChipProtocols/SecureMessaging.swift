@@ -1,0 +1,240 @@
+import PassportCrypto
+import CardIO
+
+/// The cipher suite of a secure-messaging session (ICAO 9303-11 §9.8): 3DES with the retail MAC
+/// and an 8-byte SSC, or AES with CMAC and a 16-byte SSC. Holds the session keys: never log it.
+public struct SessionKeys: Sendable {
+    public enum Suite: String, Sendable { case tripleDES = "3DES", aes = "AES" }
+    public let suite: Suite
+    /// Held apart from Swift's arrays and wiped when the session ends (SecretBytes).
+    let encryptionKey: SecretBytes
+    let macKey: SecretBytes
+
+    /// Copies the keys; the arrays passed in are the caller's to wipe.
+    public init(suite: Suite, encryptionKey: [UInt8], macKey: [UInt8]) {
+        self.suite = suite
+        self.encryptionKey = SecretBytes(encryptionKey)
+        self.macKey = SecretBytes(macKey)
+    }
+
+    /// Takes the keys over: the arrays are wiped.
+    init(suite: Suite, consumingEncryptionKey encryptionKey: inout [UInt8], macKey: inout [UInt8]) {
+        self.suite = suite
+        self.encryptionKey = SecretBytes(consuming: &encryptionKey)
+        self.macKey = SecretBytes(consuming: &macKey)
+    }
+
+    public var blockSize: Int { suite == .tripleDES ? 8 : 16 }
+
+    func encrypt(_ plain: [UInt8], ssc: [UInt8]) throws -> [UInt8] {
+        switch suite {
+        case .tripleDES: return try OpenSSLCrypto.crypt(.tripleDESCBC, encrypt: true, key: encryptionKey, iv: [UInt8](repeating: 0, count: 8), plain[...])
+        case .aes: return try OpenSSLCrypto.crypt(.aesCBC, encrypt: true, key: encryptionKey, iv: try iv(ssc), plain[...])
+        }
+    }
+
+    func decrypt(_ cipher: ArraySlice<UInt8>, ssc: [UInt8]) throws -> [UInt8] {
+        switch suite {
+        case .tripleDES: return try OpenSSLCrypto.crypt(.tripleDESCBC, encrypt: false, key: encryptionKey, iv: [UInt8](repeating: 0, count: 8), cipher)
+        case .aes: return try OpenSSLCrypto.crypt(.aesCBC, encrypt: false, key: encryptionKey, iv: try iv(ssc), cipher)
+        }
+    }
+
+    /// AES: IV = E(KSenc, SSC).
+    private func iv(_ ssc: [UInt8]) throws -> [UInt8] {
+        try OpenSSLCrypto.crypt(.aesECB, encrypt: true, key: encryptionKey, ssc[...])
+    }
+
+    /// The 8-byte MAC of already padded input.
+    func mac(_ padded: [UInt8]) throws -> [UInt8] {
+        switch suite {
+        case .tripleDES: return try OpenSSLCrypto.retailMAC(key: macKey, padded[...])
+        case .aes: return Array(try OpenSSLCrypto.aesCMAC(key: macKey, padded).prefix(8))
+        }
+    }
+
+    /// The largest plaintext a short-length protected response can carry: 256 response bytes
+    /// less DO'87' header (3) and padding indicator (1), DO'99' (4) and DO'8E' (10), rounded
+    /// down to whole cipher blocks, less the one byte padding always takes. 231 for 3DES, 223 for AES.
+    public var maxShortResponsePlaintext: Int {
+        let room = 256 - 4 - 4 - 10
+        return room / blockSize * blockSize - 1
+    }
+
+    /// The same for an extended-length response that must fit a 65536-byte response buffer
+    /// (DO'87' header 4 + padding indicator 1).
+    public var maxExtendedResponsePlaintext: Int {
+        let room = 65536 - 5 - 4 - 10
+        return room / blockSize * blockSize - 1
+    }
+}
+
+/// Secure messaging over another channel: every command is wrapped (encrypted and MACed) and
+/// every response's MAC is checked before its data is decrypted and returned.
+public final class SecureMessagingChannel: CardChannel {
+    private let inner: CardChannel
+    public let keys: SessionKeys
+    /// Send sequence counter, incremented before every command and every response.
+    public private(set) var ssc: [UInt8]
+
+    public init(over inner: CardChannel, keys: SessionKeys, ssc: [UInt8]) {
+        precondition(ssc.count == keys.blockSize)
+        self.inner = inner
+        self.keys = keys
+        self.ssc = ssc
+    }
+
+    public var supportsExtendedLength: Bool { inner.supportsExtendedLength }
+    public var suite: SessionKeys.Suite { keys.suite }
+
+    public func transmit(_ command: CommandAPDU) throws -> ResponseAPDU {
+        let protected = try wrap(command)
+        let response = try inner.transmit(protected)
+        return try unwrap(response)
+    }
+
+    /// Builds the protected command (ICAO 9303-11 §9.8.4).
+    public func wrap(_ command: CommandAPDU) throws -> CommandAPDU {
+        let cla = command.cla | 0x0C
+        let extended = command.needsExtendedLength
+        var objects: [UInt8] = []
+        if !command.data.isEmpty {
+            let encrypted = try keys.encrypt(padISO9797(command.data, blockSize: keys.blockSize), ssc: incremented(ssc))
+            // Odd INS (e.g. READ BINARY B1) carries BER-TLV data: DO'85' without the padding indicator.
+            if command.ins & 1 == 1 {
+                objects += tlv(0x85, encrypted)
+            } else {
+                objects += tlv(0x87, [0x01] + encrypted)
+            }
+        }
+        if let ne = command.ne {
+            let le: [UInt8] = extended
+                ? [UInt8(ne == 65536 ? 0 : ne >> 8), UInt8(ne & 0xFF)]
+                : [UInt8(ne == 256 ? 0 : ne)]
+            objects += tlv(0x97, le)
+        }
+        increment(&ssc)
+        let header = padISO9797([cla, command.ins, command.p1, command.p2], blockSize: keys.blockSize)
+        let mac = try keys.mac(padISO9797(ssc + header + objects, blockSize: keys.blockSize))
+        objects += tlv(0x8E, mac)
+        return CommandAPDU(cla: cla, ins: command.ins, p1: command.p1, p2: command.p2,
+                           data: objects, ne: extended || objects.count > 255 ? 65536 : 256)
+    }
+
+    /// Checks and opens a protected response (ICAO 9303-11 §9.8.5).
+    public func unwrap(_ response: ResponseAPDU) throws -> ResponseAPDU {
+        increment(&ssc)
+        guard !response.data.isEmpty else {
+            // A bare status word. An SM error (6987/6988) means the chip dropped the session; other
+            // errors some chips send unprotected are passed on (they carry no data to trust); a bare
+            // success is never accepted, because only a MAC can vouch for it.
+            if response.status == .smDataObjectsMissing || response.status == .smDataObjectsIncorrect
+                || response.status.isSuccess || response.status.sw1 == 0x61 {
+                throw SecurityError.secureMessagingEnded(status: response.status)
+            }
+            return response
+        }
+        var encrypted: TLVSlice?
+        var status: TLVSlice?
+        var mac: TLVSlice?
+        var macInput: [UInt8] = ssc
+        var offset = response.data.startIndex
+        while offset < response.data.endIndex {
+            let object = try TLVSlice.read(response.data, at: &offset)
+            switch object.tag {
+            case 0x85, 0x87:
+                encrypted = object
+                macInput += response.data[object.range]
+            case 0x99:
+                status = object
+                macInput += response.data[object.range]
+            case 0x8E:
+                mac = object
+            default:
+                throw SecurityError.malformedSecureMessaging("unexpected data object \(String(object.tag, radix: 16))")
+            }
+        }
+        guard let mac else { throw SecurityError.malformedSecureMessaging("no MAC (DO'8E')") }
+        let expected = try keys.mac(padISO9797(macInput, blockSize: keys.blockSize))
+        guard constantTimeEqual(expected, response.data[mac.valueRange]) else { throw SecurityError.badMAC }
+
+        var statusWord = response.status
+        if let status {
+            guard status.valueRange.count == 2 else { throw SecurityError.malformedSecureMessaging("DO'99' is not 2 bytes") }
+            statusWord = StatusWord(response.data[status.valueRange.lowerBound], response.data[status.valueRange.lowerBound + 1])
+        }
+        var plain: [UInt8] = []
+        if let encrypted {
+            var cipher = response.data[encrypted.valueRange]
+            if encrypted.tag == 0x87 {
+                guard cipher.first == 0x01 else { throw SecurityError.malformedSecureMessaging("DO'87' without padding indicator 01") }
+                cipher = cipher.dropFirst()
+            }
+            guard !cipher.isEmpty, cipher.count % keys.blockSize == 0 else {
+                throw SecurityError.malformedSecureMessaging("encrypted data is not whole cipher blocks")
+            }
+            plain = try unpadISO9797(keys.decrypt(cipher, ssc: ssc))
+        }
+        return ResponseAPDU(data: plain, status: statusWord)
+    }
+
+    private func tlv(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [tag]
+        if value.count < 0x80 { out.append(UInt8(value.count)) }
+        else if value.count <= 0xFF { out += [0x81, UInt8(value.count)] }
+        else { out += [0x82, UInt8(value.count >> 8), UInt8(value.count & 0xFF)] }
+        return out + value
+    }
+
+    private func incremented(_ counter: [UInt8]) -> [UInt8] {
+        var copy = counter
+        increment(&copy)
+        return copy
+    }
+
+    private func increment(_ counter: inout [UInt8]) {
+        for i in counter.indices.reversed() {
+            counter[i] &+= 1
+            if counter[i] != 0 { break }
+        }
+    }
+}
+
+/// Compares a MAC without leaking where the first difference is.
+func constantTimeEqual(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    var diff: UInt8 = 0
+    for (x, y) in zip(a, b) { diff |= x ^ y }
+    return diff == 0
+}
+
+/// Location of one data object in a response: single-byte tag, value range within the buffer.
+struct TLVSlice {
+    let tag: UInt8
+    let range: Range<Int>
+    let valueRange: Range<Int>
+
+    static func read(_ bytes: [UInt8], at offset: inout Int) throws -> TLVSlice {
+        let start = offset
+        func next() throws -> UInt8 {
+            guard offset < bytes.count else { throw SecurityError.malformedSecureMessaging("truncated data object") }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+        let tag = try next()
+        var length = Int(try next())
+        if length == 0x81 { length = Int(try next()) }
+        else if length == 0x82 { length = Int(try next()) << 8 | Int(try next()) }
+        else if length > 0x82 { throw SecurityError.malformedSecureMessaging("length field too long") }
+        guard length <= bytes.count - offset else { throw SecurityError.malformedSecureMessaging("truncated data object") }
+        let valueStart = offset
+        offset += length
+        return TLVSlice(tag: tag, range: start..<offset, valueRange: valueStart..<offset)
+    }
+}
+
+extension SessionKeys {
+    /// Exposed only so tests can compare with published vectors; never print these.
+    public var encryptionKeyForTesting: [UInt8] { encryptionKey.bytesForTesting }
+    public var macKeyForTesting: [UInt8] { macKey.bytesForTesting }
+}

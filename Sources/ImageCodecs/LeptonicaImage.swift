@@ -1,0 +1,85 @@
+import CLeptonica
+
+/// Owns one Leptonica image and destroys it with the wrapper.
+package final class LeptonicaImage {
+    package let pix: UnsafeMutablePointer<PIX>
+
+    package init(_ pix: UnsafeMutablePointer<PIX>) { self.pix = pix }
+
+    /// Wraps the result of a Leptonica call; nil when the call failed.
+    package convenience init?(_ pix: UnsafeMutablePointer<PIX>?) {
+        guard let pix else { return nil }
+        self.init(pix)
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<PIX>? = pix
+        pixDestroy(&p)
+    }
+
+    package var width: Int { Int(pixGetWidth(pix)) }
+    package var height: Int { Int(pixGetHeight(pix)) }
+
+    /// Decodes JPEG, PNG, TIFF, BMP, PNM or JPEG 2000 data.
+    package static func decode(_ data: [UInt8]) -> LeptonicaImage? {
+        guard !data.isEmpty else { return nil }
+        setMsgSeverity(Int32(L_SEVERITY_NONE)) // Leptonica would otherwise complain on stderr.
+        return LeptonicaImage(data.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })
+    }
+
+    /// 8-bit grey, whatever the source depth and colour map.
+    package func grey() -> LeptonicaImage? {
+        if pixGetDepth(pix) == 32 { return LeptonicaImage(pixConvertRGBToLuminance(pix)) }
+        return LeptonicaImage(pixConvertTo8(pix, 0))
+    }
+
+    package func scaled(by factor: Double) -> LeptonicaImage? {
+        if factor == 1 { return LeptonicaImage(pixClone(pix)) }
+        // Smooth (area) scaling when shrinking keeps thin strokes; linear interpolation when growing.
+        return factor < 0.7 ? LeptonicaImage(pixScaleSmooth(pix, Float(factor), Float(factor)))
+                            : LeptonicaImage(pixScaleGrayLI(pix, Float(factor), Float(factor)))
+    }
+
+    /// Rotated about the centre by `degrees` (counter-clockwise positive, as Leptonica's skew angles),
+    /// keeping the size and bringing in white.
+    package func rotated(degrees: Double) -> LeptonicaImage? {
+        if abs(degrees) < 0.05 { return LeptonicaImage(pixClone(pix)) }
+        let method = pixGetDepth(pix) == 1 ? L_ROTATE_SAMPLING : L_ROTATE_AREA_MAP
+        return LeptonicaImage(pixRotate(pix, Float(degrees * .pi / 180), Int32(method), Int32(L_BRING_IN_WHITE), 0, 0))
+    }
+
+    package func cropped(_ rect: PixelRect) -> LeptonicaImage? {
+        let clipped = rect.clamped(width: width, height: height)
+        guard clipped.width > 0, clipped.height > 0 else { return nil }
+        var box: UnsafeMutablePointer<BOX>? = boxCreate(Int32(clipped.x), Int32(clipped.y), Int32(clipped.width), Int32(clipped.height))
+        defer { boxDestroy(&box) }
+        return LeptonicaImage(pixClipRectangle(pix, box, nil))
+    }
+}
+
+/// An axis-aligned rectangle in pixels.
+package struct PixelRect: Equatable, Sendable {
+    package var x: Int, y: Int, width: Int, height: Int
+
+    package init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+    package var maxX: Int { x + width }
+    package var maxY: Int { y + height }
+    package var midY: Double { Double(y) + Double(height) / 2 }
+
+    package func clamped(width limitW: Int, height limitH: Int) -> PixelRect {
+        let x0 = max(0, x), y0 = max(0, y)
+        return PixelRect(x: x0, y: y0, width: max(0, min(limitW, maxX) - x0), height: max(0, min(limitH, maxY) - y0))
+    }
+
+    package func union(_ other: PixelRect) -> PixelRect {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        return PixelRect(x: x0, y: y0, width: max(maxX, other.maxX) - x0, height: max(maxY, other.maxY) - y0)
+    }
+
+    package func scaled(by factor: Double) -> PixelRect {
+        PixelRect(x: Int((Double(x) * factor).rounded(.down)), y: Int((Double(y) * factor).rounded(.down)),
+                  width: Int((Double(width) * factor).rounded(.up)), height: Int((Double(height) * factor).rounded(.up)))
+    }
+}

@@ -1,0 +1,197 @@
+import PassportCrypto
+import Foundation
+import LDS
+
+/// The parts of a CMS SignedData (RFC 5652) that EF.SOD, master lists and EF.CardSecurity use.
+/// Parsed with our own BER reader (indefinite lengths allowed); signatures are checked elsewhere.
+public struct CMSSignedData: Sendable {
+    public let contentType: String
+    /// The encapsulated content's octets (nil when detached).
+    public let content: [UInt8]?
+    /// DER of each certificate in the `certificates` field.
+    public let certificates: [[UInt8]]
+    public let crls: [[UInt8]]
+    public let signers: [SignerInfo]
+
+    /// Parses a ContentInfo holding SignedData.
+    public init(contentInfo bytes: ArraySlice<UInt8>) throws {
+        let outer = try TLV.parse(bytes)
+        guard outer.tag == 0x30 else { throw PassiveAuthenticationError.malformedSOD("ContentInfo is not a SEQUENCE") }
+        let ci = try outer.children()
+        guard ci.count >= 2, ci[0].tag == 0x06, try ObjectIdentifier.dotted(ci[0].value) == "1.2.840.113549.1.7.2",
+              ci[1].tag == 0xA0, let signedData = try ci[1].children().first, signedData.tag == 0x30
+        else { throw PassiveAuthenticationError.malformedSOD("not a CMS SignedData") }
+        var fields = try signedData.children()
+        guard fields.count >= 4, fields[0].tag == 0x02, fields[1].tag == 0x31, fields[2].tag == 0x30 else {
+            throw PassiveAuthenticationError.malformedSOD("SignedData fields missing")
+        }
+        let encap = try fields[2].children()
+        guard let typeTLV = encap.first, typeTLV.tag == 0x06 else {
+            throw PassiveAuthenticationError.malformedSOD("no encapsulated content type")
+        }
+        contentType = try ObjectIdentifier.dotted(typeTLV.value)
+        if encap.count > 1, encap[1].tag == 0xA0, let octets = try encap[1].children().first {
+            content = try CMSSignedData.octetString(octets)
+        } else {
+            content = nil
+        }
+        let version = fields[0].value.reduce(0) { $0 << 8 | Int($1) }
+        let digestAlgorithms = try fields[1].children().map { try AlgorithmIdentifier($0).oid }
+        fields.removeFirst(3)
+        var certificates: [[UInt8]] = []
+        var crls: [[UInt8]] = []
+        var signerSet: TLV?
+        for field in fields {
+            switch field.tag {
+            case 0xA0: certificates = try field.children().filter { $0.tag == 0x30 }.map { Array($0.encoded) }
+            case 0xA1: crls = try field.children().filter { $0.tag == 0x30 }.map { Array($0.encoded) }
+            case 0x31: signerSet = field
+            default: break
+            }
+        }
+        guard let signerSet else { throw PassiveAuthenticationError.malformedSOD("no SignerInfos") }
+        self.certificates = certificates
+        self.crls = crls
+        self.signers = try signerSet.children().map(SignerInfo.init)
+        guard !signers.isEmpty else { throw PassiveAuthenticationError.malformedSOD("no SignerInfo") }
+        // RFC 5652 §5.1: version 3 unless the content is id-data and every signer is version 1.
+        let expectedVersion = contentType == "1.2.840.113549.1.7.1" && signers.allSatisfy({ $0.version == 1 }) ? 1 : 3
+        guard version == expectedVersion || (version == 3 && expectedVersion == 1) else {
+            throw PassiveAuthenticationError.malformedSOD("SignedData version \(version), expected \(expectedVersion)")
+        }
+        for signer in signers where !digestAlgorithms.contains(signer.digestAlgorithmOID) {
+            throw PassiveAuthenticationError.malformedSOD("the signer's digest algorithm \(signer.digestAlgorithmOID) is not among the SignedData digest algorithms")
+        }
+    }
+
+    static func octetString(_ tlv: TLV) throws -> [UInt8] {
+        switch tlv.tag {
+        case 0x04: return Array(tlv.value)
+        case 0x24: return try tlv.children().flatMap { try octetString($0) }
+        default: throw PassiveAuthenticationError.malformedSOD("encapsulated content is not an OCTET STRING")
+        }
+    }
+}
+
+/// One SignerInfo: who signed, which algorithms, the signed attributes and the signature.
+public struct SignerInfo: Sendable {
+    public enum Identifier: Sendable {
+        case issuerAndSerial(issuer: DistinguishedName, serial: [UInt8])
+        case subjectKeyIdentifier([UInt8])
+    }
+    public let identifier: Identifier
+    public let digestAlgorithmOID: String
+    /// The signed attributes re-encoded as the SET OF that the signature covers (nil if absent).
+    public let signedAttributesForSignature: [UInt8]?
+    public let signatureAlgorithm: AlgorithmIdentifier
+    public let signature: [UInt8]
+    public let messageDigest: [UInt8]?
+    public let contentTypeAttribute: String?
+    public let signingTime: Date?
+    /// 1 with issuerAndSerialNumber, 3 with subjectKeyIdentifier (RFC 5652 §5.3).
+    public let version: Int
+
+    init(_ tlv: TLV) throws {
+        guard tlv.tag == 0x30 else { throw PassiveAuthenticationError.malformedSOD("SignerInfo is not a SEQUENCE") }
+        let fields = try tlv.children()
+        guard fields.count >= 5, fields[0].tag == 0x02 else { throw PassiveAuthenticationError.malformedSOD("SignerInfo fields missing") }
+        version = fields[0].value.reduce(0) { $0 << 8 | Int($1) }
+        guard version == (fields[1].tag == 0x80 ? 3 : 1) else {
+            throw PassiveAuthenticationError.malformedSOD("SignerInfo version \(version) does not fit its signer identifier")
+        }
+        switch fields[1].tag {
+        case 0x30:
+            let parts = try fields[1].children()
+            guard parts.count == 2, parts[1].tag == 0x02 else { throw PassiveAuthenticationError.malformedSOD("bad issuerAndSerialNumber") }
+            identifier = .issuerAndSerial(issuer: try DistinguishedName(der: parts[0].encoded),
+                                          serial: Array(parts[1].value.drop { $0 == 0 }))
+        case 0x80: identifier = .subjectKeyIdentifier(Array(fields[1].value))
+        default: throw PassiveAuthenticationError.malformedSOD("unknown signer identifier")
+        }
+        digestAlgorithmOID = try AlgorithmIdentifier(fields[2]).oid
+        var index = 3
+        var signed: TLV?
+        if fields[index].tag == 0xA0 { signed = fields[index]; index += 1 }
+        guard fields.count > index + 1, fields[index + 1].tag == 0x04 else {
+            throw PassiveAuthenticationError.malformedSOD("SignerInfo signature missing")
+        }
+        signatureAlgorithm = try AlgorithmIdentifier(fields[index])
+        signature = Array(fields[index + 1].value)
+
+        var messageDigest: [UInt8]?
+        var contentType: String?
+        var signingTime: Date?
+        if let signed {
+            // The signature covers the DER of the attributes with the SET OF tag instead of [0].
+            signedAttributesForSignature = [0x31] + Array(signed.encoded.dropFirst())
+            for attribute in try signed.children() {
+                let parts = try attribute.children()
+                guard parts.count == 2, parts[0].tag == 0x06, let value = try parts[1].children().first else { continue }
+                switch try ObjectIdentifier.dotted(parts[0].value) {
+                case "1.2.840.113549.1.9.4": messageDigest = Array(value.value)
+                case "1.2.840.113549.1.9.3": contentType = try ObjectIdentifier.dotted(value.value)
+                case "1.2.840.113549.1.9.5": signingTime = ASN1Time.parse(tag: value.tag, value.value)
+                default: break
+                }
+            }
+        } else {
+            signedAttributesForSignature = nil
+        }
+        self.messageDigest = messageDigest
+        self.contentTypeAttribute = contentType
+        self.signingTime = signingTime
+    }
+
+    /// Whether `certificate` is the one this SignerInfo names (names compared tolerantly).
+    public func identifies(_ certificate: Certificate) -> Bool {
+        switch identifier {
+        case .issuerAndSerial(let issuer, let serial):
+            return certificate.serialNumber == serial && certificate.issuer.matches(issuer)
+        case .subjectKeyIdentifier(let ski):
+            return certificate.subjectKeyIdentifier == ski
+        }
+    }
+}
+
+/// An AlgorithmIdentifier: OID plus the DER of its parameters, if any.
+public struct AlgorithmIdentifier: Sendable, Equatable {
+    public let oid: String
+    public let parameters: [UInt8]?
+
+    /// An OID (dotted) and the DER of its parameters (nil when absent or NULL).
+    public init(oid: String, parameters: [UInt8]?) {
+        self.oid = oid
+        self.parameters = parameters
+    }
+
+    init(_ tlv: TLV) throws {
+        guard tlv.tag == 0x30 else { throw PassiveAuthenticationError.malformedSOD("AlgorithmIdentifier is not a SEQUENCE") }
+        let parts = try tlv.children()
+        guard let first = parts.first, first.tag == 0x06 else { throw PassiveAuthenticationError.malformedSOD("bad AlgorithmIdentifier") }
+        oid = try ObjectIdentifier.dotted(first.value)
+        parameters = parts.count > 1 && parts[1].tag != 0x05 ? Array(parts[1].encoded) : nil
+    }
+}
+
+/// UTCTime / GeneralizedTime (the forms CMS signingTime uses: Z, optional seconds).
+enum ASN1Time {
+    static func parse(tag: UInt32, _ value: ArraySlice<UInt8>) -> Date? {
+        var text = String(decoding: value, as: UTF8.self)
+        guard text.hasSuffix("Z") else { return nil }
+        text.removeLast()
+        if tag == 0x17 { // UTCTime: YY < 50 → 20YY
+            guard let yy = Int(text.prefix(2)) else { return nil }
+            text = (yy < 50 ? "20" : "19") + text
+        }
+        if let dot = text.firstIndex(of: ".") { text = String(text[..<dot]) }
+        if text.count == 12 { text += "00" }
+        guard text.count == 14, text.allSatisfy(\.isNumber) else { return nil }
+        let n = text.map { Int(String($0))! }
+        func num(_ r: Range<Int>) -> Int { n[r].reduce(0) { $0 * 10 + $1 } }
+        var components = DateComponents()
+        components.year = num(0..<4); components.month = num(4..<6); components.day = num(6..<8)
+        components.hour = num(8..<10); components.minute = num(10..<12); components.second = num(12..<14)
+        components.timeZone = TimeZone(identifier: "UTC")
+        return Calendar(identifier: .gregorian).date(from: components)
+    }
+}

@@ -1,0 +1,36 @@
+import PassportCrypto
+import LDS
+
+/// Checks one SignerInfo of a CMS SignedData: the content-type and message-digest attributes
+/// against the content, then the signature over the signed attributes, with the algorithms the
+/// SignerInfo names (which may differ from the signer certificate's own signature algorithm).
+enum CMSVerifier {
+    static func verifySignerInfo(_ signer: SignerInfo, content: [UInt8], contentType: String,
+                                 certificate: Certificate) -> Result<SignatureScheme, PassiveAuthenticationError.Reason> {
+        let digest = DigestAlgorithm(oid: signer.digestAlgorithmOID)
+        let scheme: SignatureScheme
+        do { scheme = try SignatureScheme(signer.signatureAlgorithm, digest: digest) } catch {
+            return .failure(.init("unsupported signature algorithm \(signer.signatureAlgorithm.oid)"))
+        }
+        let message: [UInt8]
+        if let attributes = signer.signedAttributesForSignature {
+            guard let digest else { return .failure(.init("unsupported digest algorithm \(signer.digestAlgorithmOID)")) }
+            guard let messageDigest = signer.messageDigest else {
+                return .failure(.init("the signed attributes have no messageDigest"))
+            }
+            guard messageDigest == OpenSSLCrypto.digest(digest, content) else {
+                return .failure(.init("the messageDigest attribute does not match the signed content"))
+            }
+            if let type = signer.contentTypeAttribute, type != contentType {
+                return .failure(.init("the contentType attribute (\(type)) differs from the content (\(contentType))"))
+            }
+            message = attributes
+        } else {
+            message = content
+        }
+        guard scheme.verify(signature: signer.signature, message: message, certificate: certificate) else {
+            return .failure(.init("the signature (\(scheme)) does not verify with \(certificate.subject)"))
+        }
+        return .success(scheme)
+    }
+}

@@ -1,0 +1,232 @@
+import PassportCrypto
+import COpenSSL
+import Foundation
+import LDS
+import Synchronization
+
+/// An X.509 certificate held by OpenSSL. Names, serial and key identifiers are read once; the
+/// signature checks go to OpenSSL, which also handles explicit EC domain parameters.
+public final class Certificate: @unchecked Sendable, CustomStringConvertible {
+    let x509: OpaquePointer
+    public let der: [UInt8]
+    public let subject: DistinguishedName
+    public let issuer: DistinguishedName
+    /// Serial number content octets, leading zeros removed.
+    public let serialNumber: [UInt8]
+    public let notBefore: Date
+    public let notAfter: Date
+    public let subjectKeyIdentifier: [UInt8]?
+    public let authorityKeyIdentifier: [UInt8]?
+    /// Where it came from ("DE_masterlist.ml", "SOD", a file path), for reports.
+    public let source: String
+    /// End of the private key usage period extension (2.5.29.16), which DSCs carry: the
+    /// signer's key is not used after it.
+    public let privateKeyUsageEnd: Date?
+
+    public init(der: [UInt8], source: String = "") throws {
+        var pointer: UnsafePointer<UInt8>? = nil
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            pointer = buffer.baseAddress
+            return d2i_X509(nil, &pointer, buffer.count)
+        }
+        guard let parsed else { throw PassiveAuthenticationError.malformedCertificate(source: source, why: openSSLError()) }
+        x509 = parsed
+        self.der = der
+        self.source = source
+        do {
+            // Names and serial come from our own DER walk of the TBSCertificate.
+            let tbs = try TLV.parse(try TLV.parse(der).children()[0].encoded)
+            var fields = try tbs.children()
+            if fields.first?.tag == 0xA0 { fields.removeFirst() } // version
+            guard fields.count >= 6 else { throw TLVError.missing("certificate fields") }
+            serialNumber = Array(fields[0].value.drop { $0 == 0 })
+            issuer = try DistinguishedName(der: fields[2].encoded)
+            subject = try DistinguishedName(der: fields[4].encoded)
+            privateKeyUsageEnd = try Certificate.privateKeyUsageEnd(extensions: fields.first { $0.tag == 0xA3 })
+        } catch {
+            X509_free(parsed)
+            throw PassiveAuthenticationError.malformedCertificate(source: source, why: String(describing: error))
+        }
+        notBefore = Certificate.date(X509_get0_notBefore(parsed)) ?? .distantPast
+        notAfter = Certificate.date(X509_get0_notAfter(parsed)) ?? .distantPast
+        var data: UnsafePointer<UInt8>? = nil
+        var length: Int32 = 0
+        subjectKeyIdentifier = passport_x509_subject_key_id(parsed, &data, &length) == 1 && data != nil
+            ? Array(UnsafeBufferPointer(start: data, count: Int(length))) : nil
+        authorityKeyIdentifier = passport_x509_authority_key_id(parsed, &data, &length) == 1 && data != nil
+            ? Array(UnsafeBufferPointer(start: data, count: Int(length))) : nil
+    }
+
+    deinit { X509_free(x509) }
+
+    /// PrivateKeyUsagePeriod ::= SEQUENCE { notBefore [0] GeneralizedTime OPTIONAL, notAfter [1] … }
+    static func privateKeyUsageEnd(extensions: TLV?) throws -> Date? {
+        guard let list = try extensions?.children().first else { return nil }
+        for ext in try list.children() {
+            let parts = try ext.children()
+            guard parts.count >= 2, parts[0].tag == 0x06, try ObjectIdentifier.dotted(parts[0].value) == "2.5.29.16",
+                  let value = parts.last, value.tag == 0x04 else { continue }
+            let period = try TLV.parse(value.value)
+            if let end = try period.children().first(where: { $0.tag == 0x81 }) {
+                return ASN1Time.parse(tag: 0x18, end.value)
+            }
+        }
+        return nil
+    }
+
+    /// Every certificate in a DER or PEM file (PEM files may hold several).
+    public static func load(file url: URL) throws -> [Certificate] {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        if text.contains("-----BEGIN") {
+            return try PEM.blocks(in: bytes, label: "CERTIFICATE").map { try Certificate(der: $0, source: url.lastPathComponent) }
+        }
+        return [try Certificate(der: bytes, source: url.lastPathComponent)]
+    }
+
+    /// The public key (OpenSSL keeps ownership; valid while the certificate lives).
+    var publicKey: OpaquePointer? { X509_get0_pubkey(x509) }
+
+    /// True when `issuer`'s public key verifies this certificate's signature.
+    public func isSigned(by issuer: Certificate) -> Bool {
+        guard let key = issuer.publicKey else { return false }
+        defer { ERR_clear_error() }
+        return X509_verify(x509, key) == 1
+    }
+
+    public var isSelfIssued: Bool { subject.matches(issuer) }
+
+    /// basicConstraints cA (X509_check_ca: 1 for a CA certificate).
+    public var isCA: Bool { X509_check_ca(x509) >= 1 }
+
+    public func isValid(at date: Date) -> Bool { notBefore <= date && date <= notAfter }
+
+    public var description: String { subject.description }
+
+    /// Public-key algorithm and size, for reports ("RSA 2048", "EC brainpoolP384r1").
+    public var keyDescription: String {
+        guard let key = publicKey else { return "unknown key" }
+        let bits = EVP_PKEY_get_bits(key)
+        switch EVP_PKEY_get_base_id(key) {
+        case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS: return "RSA \(bits)"
+        case EVP_PKEY_EC:
+            var name = [CChar](repeating: 0, count: 80)
+            var length = 0
+            if EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, &name, name.count, &length) == 1 {
+                return "EC \(cString(name))"
+            }
+            return "EC \(bits) (explicit parameters)"
+        default: return "\(bits)-bit key"
+        }
+    }
+
+    static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+        guard let time else { return nil }
+        var tm = tm()
+        guard ASN1_TIME_to_tm(time, &tm) == 1 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&tm)))
+    }
+}
+
+extension Certificate {
+    /// A Document Signer certificate as found in an EF.SOD, parsed once per process. One DSC signs
+    /// months of a country's passports, so a verifier sees the same bytes again and again, and
+    /// OpenSSL 3.0's key decoding in d2i_X509 is the largest single cost of a verification.
+    /// Keyed by the whole DER: only identical bytes share a parse; certificates are immutable.
+    static func fromSecurityObject(_ der: [UInt8]) throws -> Certificate {
+        if let known = securityObjectCertificates.withLock({ $0[der] }) { return known }
+        let certificate = try Certificate(der: der, source: "EF.SOD")
+        securityObjectCertificates.withLock { cache in
+            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
+            cache[der] = certificate
+        }
+        return certificate
+    }
+}
+
+private let securityObjectCertificates = Mutex<[[UInt8]: Certificate]>([:])
+
+/// A certificate revocation list held by OpenSSL.
+public final class RevocationList: @unchecked Sendable {
+    let crl: OpaquePointer
+    public let issuer: DistinguishedName
+    public let source: String
+
+    public init(der: [UInt8], source: String) throws {
+        var pointer: UnsafePointer<UInt8>? = nil
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            pointer = buffer.baseAddress
+            return d2i_X509_CRL(nil, &pointer, buffer.count)
+        }
+        guard let parsed else { throw PassiveAuthenticationError.malformedCRL(source: source, why: openSSLError()) }
+        crl = parsed
+        self.source = source
+        do {
+            // CertificateList { tbsCertList { [version], signature, issuer, … } … }
+            var fields = try TLV.parse(try TLV.parse(der).children()[0].encoded).children()
+            if fields.first?.tag == 0x02 { fields.removeFirst() }
+            guard fields.count >= 2 else { throw TLVError.missing("CRL issuer") }
+            issuer = try DistinguishedName(der: fields[1].encoded)
+        } catch {
+            X509_CRL_free(parsed)
+            throw PassiveAuthenticationError.malformedCRL(source: source, why: String(describing: error))
+        }
+    }
+
+    deinit { X509_CRL_free(crl) }
+
+    public static func load(file url: URL) throws -> [RevocationList] {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        if String(decoding: bytes.prefix(4096), as: UTF8.self).contains("-----BEGIN") {
+            return try PEM.blocks(in: bytes, label: "X509 CRL").map { try RevocationList(der: $0, source: url.lastPathComponent) }
+        }
+        return [try RevocationList(der: bytes, source: url.lastPathComponent)]
+    }
+
+    /// True when `issuer`'s key verifies this CRL's signature.
+    public func isSigned(by issuer: Certificate) -> Bool {
+        guard let key = issuer.publicKey else { return false }
+        defer { ERR_clear_error() }
+        return X509_CRL_verify(crl, key) == 1
+    }
+
+    /// True when the CRL lists `certificate`'s serial number.
+    public func revokes(_ certificate: Certificate) -> Bool {
+        var entry: OpaquePointer? = nil
+        return X509_CRL_get0_by_serial(crl, &entry, X509_get_serialNumber(certificate.x509)) == 1
+    }
+
+    public var nextUpdate: Date? { Certificate.date(X509_CRL_get0_nextUpdate(crl)) }
+}
+
+/// Minimal PEM decoding (RFC 7468): the base64 bodies of blocks with a given label.
+enum PEM {
+    static func blocks(in bytes: [UInt8], label: String) throws -> [[UInt8]] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var result: [[UInt8]] = []
+        var remainder = Substring(text)
+        let begin = "-----BEGIN \(label)-----", end = "-----END \(label)-----"
+        while let b = remainder.range(of: begin), let e = remainder.range(of: end, range: b.upperBound..<remainder.endIndex) {
+            let body = remainder[b.upperBound..<e.lowerBound].filter { !$0.isWhitespace }
+            guard let data = Data(base64Encoded: String(body)) else { throw PassiveAuthenticationError.malformedPEM(label) }
+            result.append([UInt8](data))
+            remainder = remainder[e.upperBound...]
+        }
+        return result
+    }
+}
+
+/// The newest OpenSSL error as text (and clears the queue).
+func openSSLError() -> String {
+    let code = ERR_get_error()
+    defer { ERR_clear_error() }
+    guard code != 0 else { return "unknown OpenSSL error" }
+    var buffer = [CChar](repeating: 0, count: 256)
+    ERR_error_string_n(code, &buffer, buffer.count)
+    return cString(buffer)
+}
+
+/// A NUL-terminated C buffer as a Swift string.
+func cString(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

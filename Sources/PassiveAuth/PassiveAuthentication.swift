@@ -1,0 +1,286 @@
+import PassportCrypto
+import Foundation
+import LDS
+import MRZ
+
+/// Passive authentication (ICAO 9303-11 §5.1): the data groups hash to the values in EF.SOD,
+/// EF.SOD's signature holds under the Document Signer certificate, and that certificate
+/// chains to a trusted CSCA of the issuing state, valid and not revoked.
+public enum PassiveAuthentication {
+    /// Verifies the files of a dump. `at` fixes the time validity is judged at; by default it
+    /// is the SOD's signing time, or now when the SOD has none. `documentSigners` supplies
+    /// DSCs that are not embedded in the SOD.
+    public static func verify(files: [LDSFile: [UInt8]], trust: TrustStore, at: Date? = nil,
+                              documentSigners: [Certificate] = [], now: Date = Date()) -> PassiveAuthenticationReport {
+        var report = PassiveAuthenticationReport()
+        guard let sodBytes = files[.sod] else {
+            report.fail("The dump has no SOD.bin (EF.SOD): nothing to verify against.")
+            return report
+        }
+        let sod: SecurityObject
+        let cms: CMSSignedData
+        do {
+            sod = try SecurityObject(bytes: sodBytes)
+            cms = try CMSSignedData(contentInfo: sod.cms[...])
+        } catch {
+            report.fail("EF.SOD is malformed: \(error)")
+            return report
+        }
+
+        // 1. Data-group hashes.
+        report.hashAlgorithm = sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID
+        let present = Set(files.keys.compactMap { file -> Int? in if case .dataGroup(let n) = file { return n } else { return nil } })
+        if present.isEmpty {
+            report.hashesChecked = false
+            report.warn("The dump holds no data groups: only the signature and the certificate chain were checked, not the hashes.")
+        }
+        for number in Set(sod.dataGroupHashes.keys).union(present).sorted() {
+            let listed = sod.dataGroupHashes[number]
+            let bytes = files[.dataGroup(number)]
+            let status: DataGroupCheck.Status
+            switch (listed, bytes) {
+            case (let expected?, let bytes?):
+                guard let algorithm = sod.hashAlgorithm else {
+                    status = .notChecked
+                    report.fail("EF.SOD uses an unknown hash algorithm (\(sod.hashAlgorithmOID)).")
+                    break
+                }
+                if OpenSSLCrypto.digest(algorithm, bytes) == expected {
+                    status = .valid
+                } else {
+                    status = .mismatch
+                    report.fail("DG\(number): its \(algorithm.rawValue) hash does not match the one in EF.SOD: the data group was altered.")
+                }
+            case (_?, nil):
+                guard !present.isEmpty else { status = .notChecked; break }
+                status = .missing
+                report.warn("DG\(number) is listed in EF.SOD but not in the dump (not read, e.g. protected by Extended Access Control).")
+            case (nil, _?):
+                status = .notListed
+                report.warn("DG\(number) is in the dump but not listed in EF.SOD: its content is not authenticated.")
+            case (nil, nil):
+                continue
+            }
+            report.dataGroups.append(DataGroupCheck(number: number, status: status))
+        }
+
+        // 2. The SOD signature, by the certificate the SignerInfo names.
+        let signer = cms.signers[0]
+        var candidates: [Certificate] = documentSigners
+        for der in cms.certificates {
+            if let certificate = try? Certificate.fromSecurityObject(der) { candidates.append(certificate) }
+        }
+        guard let dsc = candidates.first(where: signer.identifies) else {
+            report.fail("The Document Signer certificate is neither in EF.SOD nor supplied (--dsc): the signature cannot be checked.")
+            return report
+        }
+        report.documentSigner = CertificateInfo(dsc)
+        guard let content = cms.content else {
+            report.fail("EF.SOD has no encapsulated LDSSecurityObject.")
+            return report
+        }
+        switch CMSVerifier.verifySignerInfo(signer, content: content, contentType: cms.contentType, certificate: dsc) {
+        case .success(let scheme):
+            report.signature = .passed
+            report.signatureScheme = scheme.description
+            report.sodSignatureScheme = scheme
+        case .failure(let reason):
+            report.signature = .failed
+            report.fail("The EF.SOD signature is invalid: \(reason.message).")
+        }
+
+        // 3. Time of judgement.
+        if let at {
+            report.validityTime = at
+            report.validitySource = "given (--at)"
+        } else if let signingTime = signer.signingTime {
+            report.validityTime = signingTime
+            report.validitySource = "signing time in EF.SOD"
+        } else {
+            // No signing time: the SOD was signed while the DSC's key was in use, so judge at the
+            // latest moment it could have been, the end of the key's usage period (or of the
+            // DSC's validity), but never later than now.
+            let keyEnd = dsc.privateKeyUsageEnd ?? dsc.notAfter
+            if keyEnd < now {
+                report.validityTime = keyEnd
+                report.validitySource = dsc.privateKeyUsageEnd != nil
+                    ? "end of the DSC's private key usage period (EF.SOD has no signing time)"
+                    : "end of the DSC's validity (EF.SOD has no signing time)"
+            } else {
+                report.validityTime = now
+                report.validitySource = "now (EF.SOD has no signing time)"
+            }
+        }
+        let time = report.validityTime
+
+        // 4. DSC → CSCA.
+        let documentState = files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:))
+        let country = documentState ?? dsc.issuer.country ?? "?"
+        let named = trust.cscas.filter { candidate in
+            candidate.subject.matches(dsc.issuer)
+                || (dsc.authorityKeyIdentifier != nil && candidate.subjectKeyIdentifier == dsc.authorityKeyIdentifier)
+        }
+        guard !named.isEmpty else {
+            report.chain = .failed
+            report.fail("No trusted CSCA for \(country) (\(dsc.issuer)). Add a master list with --masterlist or the CSCA certificate with --csca.")
+            return report
+        }
+        let signing = named.filter { dsc.isSigned(by: $0) }
+        guard !signing.isEmpty else {
+            report.chain = .failed
+            report.fail("The Document Signer certificate's signature does not verify with any trusted CSCA named \(dsc.issuer).")
+            return report
+        }
+        // Prefer a CSCA valid at the time; among those, a self-signed one over a link certificate.
+        let csca = signing.first { $0.isValid(at: time) && $0.isSelfIssued } ?? signing.first { $0.isValid(at: time) } ?? signing[0]
+        report.csca = CertificateInfo(csca)
+        var chainOK = true
+        if !csca.isCA {
+            chainOK = false
+            report.fail("The certificate that issued the DSC (\(csca.subject)) is not a CA certificate.")
+        }
+        if !dsc.isValid(at: time) {
+            chainOK = false
+            report.fail("The Document Signer certificate was not valid at \(iso(time)) (\(report.validitySource)): it is valid from \(iso(dsc.notBefore)) to \(iso(dsc.notAfter)).")
+        }
+        if !csca.isValid(at: time) {
+            chainOK = false
+            report.fail("The CSCA \(csca.subject) was not valid at \(iso(time)): it is valid from \(iso(csca.notBefore)) to \(iso(csca.notAfter)).")
+        }
+        let cscaCountry = csca.subject.country ?? ""
+        if let dscCountry = dsc.subject.country, !dscCountry.isEmpty, dscCountry.uppercased() != cscaCountry.uppercased() {
+            chainOK = false
+            report.fail("The Document Signer (C=\(dscCountry)) and its CSCA (C=\(cscaCountry)) are of different countries.")
+        }
+        if let documentState, !CountryCodes.matches(certificateCountry: cscaCountry, mrzCode: documentState) {
+            chainOK = false
+            report.fail("The CSCA is of \(cscaCountry), but the document was issued by \(documentState).")
+        }
+        report.chain = chainOK ? .passed : .failed
+
+        // 5. Revocation: every CRL of this CSCA must be genuine, and none may list the DSC.
+        let relevant = trust.crls.filter { $0.issuer.matches(csca.subject) }
+        if relevant.isEmpty {
+            report.revocation = .notChecked
+        } else {
+            report.revocation = .passed
+            for crl in relevant {
+                if !trust.crl(crl, isSignedBy: csca) {
+                    report.revocation = .failed
+                    report.fail("The CRL \(crl.source) is not signed by \(csca.subject): it cannot be trusted.")
+                } else if crl.revokes(dsc) {
+                    report.revocation = .failed
+                    report.fail("The Document Signer certificate (serial \(hexString(dsc.serialNumber))) is revoked by \(crl.source).")
+                }
+            }
+        }
+        return report
+    }
+
+    static func iso(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+}
+
+/// Upper-case hex, no separators (serial numbers in reports, traced APDUs).
+public func hexString(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789ABCDEF".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes { text.append(digits[Int(byte >> 4)]); text.append(digits[Int(byte & 0x0F)]) }
+    return String(decoding: text, as: UTF8.self)
+}
+
+/// The result of passive authentication, with every failure explained.
+public struct PassiveAuthenticationReport: Sendable {
+    public enum Status: String, Sendable, Codable { case passed, failed, notChecked = "not_checked" }
+
+    public var hashAlgorithm: String?
+    public var hashesChecked = true
+    public var dataGroups: [DataGroupCheck] = []
+    public var signature: Status = .notChecked
+    public var signatureScheme: String?
+    /// The scheme the EF.SOD signature verified with.
+    public var sodSignatureScheme: SignatureScheme?
+    public var documentSigner: CertificateInfo?
+    public var csca: CertificateInfo?
+    public var chain: Status = .notChecked
+    public var revocation: Status = .notChecked
+    public var validityTime = Date()
+    public var validitySource = ""
+    /// Why verification failed; empty when it passed.
+    public private(set) var failures: [String] = []
+    /// Things worth knowing that do not make it fail.
+    public private(set) var warnings: [String] = []
+
+    /// True only when every present, listed hash matches, the signature holds and the chain
+    /// reaches a trusted CSCA (valid, not revoked, of the issuing state).
+    public var passed: Bool { failures.isEmpty && signature == .passed && chain == .passed }
+
+    public mutating func fail(_ message: String) { failures.append(message) }
+    public mutating func warn(_ message: String) { warnings.append(message) }
+}
+
+public struct DataGroupCheck: Sendable, Equatable {
+    public enum Status: String, Sendable, Codable {
+        case valid, mismatch
+        /// Listed in EF.SOD, absent from the dump.
+        case missing
+        /// In the dump, not listed in EF.SOD.
+        case notListed = "not_listed"
+        case notChecked = "not_checked"
+    }
+    public let number: Int
+    public let status: Status
+}
+
+/// A certificate as reports show it.
+public struct CertificateInfo: Sendable {
+    public let subject: String
+    public let issuer: String
+    public let serialNumber: String
+    public let notBefore: Date
+    public let notAfter: Date
+    public let key: String
+    public let source: String
+    /// The certificate itself (DER), for what needs its key or TBS (zero-knowledge proofs).
+    public let der: [UInt8]
+
+    init(_ certificate: Certificate) {
+        der = certificate.der
+        subject = certificate.subject.description
+        issuer = certificate.issuer.description
+        serialNumber = hexString(certificate.serialNumber)
+        notBefore = certificate.notBefore
+        notAfter = certificate.notAfter
+        key = certificate.keyDescription
+        source = certificate.source
+    }
+}
+
+/// Errors loading verification inputs (the verification outcome itself is a report, not an error).
+public enum PassiveAuthenticationError: Error, Sendable, CustomStringConvertible {
+    public struct Reason: Error, Sendable {
+        public let message: String
+        init(_ message: String) { self.message = message }
+    }
+    case malformedCertificate(source: String, why: String)
+    case malformedCRL(source: String, why: String)
+    case malformedPEM(String)
+    case malformedSOD(String)
+    case unsupportedAlgorithm(String)
+    case badMasterList(String, String)
+    case fileNotFound(String)
+
+    public var description: String {
+        switch self {
+        case .malformedCertificate(let source, let why): return "Cannot read the certificate in \(source): \(why)."
+        case .malformedCRL(let source, let why): return "Cannot read the CRL \(source): \(why)."
+        case .malformedPEM(let label): return "A PEM block (\(label)) is not valid base64."
+        case .malformedSOD(let why): return "EF.SOD is malformed: \(why)."
+        case .unsupportedAlgorithm(let oid): return "Unsupported algorithm \(oid)."
+        case .badMasterList(let name, let why): return "The master list \(name) was rejected: \(why)."
+        case .fileNotFound(let path): return "\(path) does not exist."
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import ImageCodecs
+import Foundation
+import MRZScanner
+import PassportKit
+
+/// Exit codes (ARCHITECTURE.md): 0 success, 1 invalid or unreadable document, 2 usage or environment.
+public enum Exit {
+    public static let invalidDocument = ExitCode(ExitStatus.invalid)
+    public static let environment = ExitCode(ExitStatus.environment)
+}
+
+/// Writes to stderr (progress, warnings, errors); stdout is reserved for the result.
+public func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Prints one JSON object on stdout.
+public func printJSON(_ object: [String: Any]) {
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+/// A result file that could not be written (missing folder, no permission, full disk).
+public struct OutputFileError: Error, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+    public var description: String { "Cannot write \(path): \(reason)" }
+}
+
+/// Writes `data` to `path` readable by the owner only (mode 0600, also when the file existed).
+public func writePrivateFile(_ data: Data, to path: String) throws {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+    defer { close(descriptor) }
+    guard fchmod(descriptor, 0o600) == 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+    var written = 0
+    while written < data.count {
+        let result = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, data.count - written) }
+        if result < 0 && errno == EINTR { continue }
+        guard result > 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+        written += result
+    }
+}
+
+extension MRZScanError: ReportableError {
+    public var code: String {
+        switch self {
+        case .undecodableImage: return "image_error"
+        case .noZoneFound, .unreadable: return "no_mrz_found"
+        case .checkDigitsFail, .uncertain: return "check_digits_fail"
+        case .modelMissing: return "ocr_model_missing"
+        case .engine: return "ocr_error"
+        }
+    }
+
+    public var exitStatus: Int32 {
+        switch self {
+        case .undecodableImage, .noZoneFound, .unreadable, .checkDigitsFail, .uncertain: return ExitStatus.invalid
+        case .modelMissing, .engine: return ExitStatus.environment
+        }
+    }
+}
+
+extension ImageConverter.Error: ReportableError {
+    public var code: String { "image_error" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}
+
+extension OutputFileError: ReportableError {
+    public var code: String { "output_error" }
+    public var exitStatus: Int32 { ExitStatus.environment }
+}
+
+/// How an error maps to an exit code, and a stable code name for --json.
+public func classify(_ error: Error) -> (exit: ExitCode, code: String) {
+    guard let error = error as? ReportableError else { return (Exit.invalidDocument, "error") }
+    return (ExitCode(error.exitStatus), error.code)
+}
+
+/// Reports `error` (stderr, plus a JSON object on stdout with --json) and returns the exit code.
+public func fail(_ error: Error, json: Bool) -> ExitCode {
+    let (exit, code) = classify(error)
+    let message = String(describing: error)
+    printError("error: \(message)")
+    if json { printJSON(["ok": false, "error": ["code": code, "message": message]]) }
+    return exit
+}

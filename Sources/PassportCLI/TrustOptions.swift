@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import PassiveAuth
+import PassportKit
+
+/// Where trust anchors come from, as every command that verifies takes them.
+public struct TrustOptions: ParsableArguments {
+    public init() {}
+
+    @Option(name: .customLong("masterlist"), help: "An ICAO CSCA master list (.ml); repeatable.") var masterLists: [String] = []
+    @Option(name: .customLong("masterlist-signer"), help: "Root certificate the master lists' signer must chain to; repeatable.") var masterListSigners: [String] = []
+    @Option(name: .customLong("csca"), help: "A CSCA certificate file (DER/PEM) or folder; repeatable.") var cscas: [String] = []
+    @Option(name: .customLong("crl"), help: "A CRL (DER/PEM); repeatable.") var crls: [String] = []
+    @Flag(help: "Ignore the default trust folder (\(TrustStore.defaultFolder.path)).") var noDefaultTrust = false
+
+    public var sources: TrustSources {
+        TrustSources(masterLists: masterLists.map(URL.init(fileURLWithPath:)),
+                     masterListSigners: masterListSigners.map(URL.init(fileURLWithPath:)),
+                     cscas: cscas.map(URL.init(fileURLWithPath:)),
+                     crls: crls.map(URL.init(fileURLWithPath:)),
+                     useDefaultFolder: !noDefaultTrust)
+    }
+}
+
+public func parseDay(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withFullDate]
+    return formatter.date(from: text)
+}
+
+public func isoTime(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

@@ -1,0 +1,111 @@
+import COpenSSL
+
+/// A signature scheme as named by an AlgorithmIdentifier (SignerInfo, certificate, DG14).
+public enum SignatureScheme: Sendable, Equatable, CustomStringConvertible {
+    case rsaPKCS1(DigestAlgorithm)
+    case rsaPSS(hash: DigestAlgorithm, mgfHash: DigestAlgorithm, saltLength: Int)
+    /// ECDSA; `plain` for BSI TR-03111 r‖s signatures, DER otherwise (both are accepted on verify).
+    case ecdsa(DigestAlgorithm, plain: Bool)
+
+    /// The scheme an algorithm OID names; `digest` is needed when the OID names only the key
+    /// type (rsaEncryption, id-ecPublicKey). RSA-PSS needs its parameters: see `rsaPSS`.
+    public init(oid: String, digest: DigestAlgorithm?) throws {
+        func need(_ d: DigestAlgorithm?) throws -> DigestAlgorithm {
+            guard let d else { throw CryptoError.unsupportedAlgorithm(oid) }
+            return d
+        }
+        switch oid {
+        case "1.2.840.113549.1.1.1": self = .rsaPKCS1(try need(digest))
+        case "1.2.840.113549.1.1.5": self = .rsaPKCS1(.sha1)
+        case "1.2.840.113549.1.1.14": self = .rsaPKCS1(.sha224)
+        case "1.2.840.113549.1.1.11": self = .rsaPKCS1(.sha256)
+        case "1.2.840.113549.1.1.12": self = .rsaPKCS1(.sha384)
+        case "1.2.840.113549.1.1.13": self = .rsaPKCS1(.sha512)
+        case "1.2.840.10045.2.1": self = .ecdsa(try need(digest), plain: false)
+        case "1.2.840.10045.4.1": self = .ecdsa(.sha1, plain: false)
+        case "1.2.840.10045.4.3.1": self = .ecdsa(.sha224, plain: false)
+        case "1.2.840.10045.4.3.2": self = .ecdsa(.sha256, plain: false)
+        case "1.2.840.10045.4.3.3": self = .ecdsa(.sha384, plain: false)
+        case "1.2.840.10045.4.3.4": self = .ecdsa(.sha512, plain: false)
+        case "0.4.0.127.0.7.1.1.4.1.1": self = .ecdsa(.sha1, plain: true)
+        case "0.4.0.127.0.7.1.1.4.1.2": self = .ecdsa(.sha224, plain: true)
+        case "0.4.0.127.0.7.1.1.4.1.3": self = .ecdsa(.sha256, plain: true)
+        case "0.4.0.127.0.7.1.1.4.1.4": self = .ecdsa(.sha384, plain: true)
+        case "0.4.0.127.0.7.1.1.4.1.5": self = .ecdsa(.sha512, plain: true)
+        default: throw CryptoError.unsupportedAlgorithm(oid)
+        }
+    }
+
+    public var digest: DigestAlgorithm {
+        switch self {
+        case .rsaPKCS1(let d), .ecdsa(let d, _): return d
+        case .rsaPSS(let d, _, _): return d
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .rsaPKCS1(let d): return "RSA PKCS#1 v1.5 with \(d.rawValue)"
+        case .rsaPSS(let d, let m, let s): return "RSA-PSS with \(d.rawValue), MGF1-\(m.rawValue), salt \(s)"
+        case .ecdsa(let d, let plain): return "ECDSA with \(d.rawValue)\(plain ? " (plain r‖s)" : "")"
+        }
+    }
+
+    /// Verifies `signature` over `message` with `key` (an EVP_PKEY), via OpenSSL.
+    package func verify(signature: [UInt8], message: [UInt8], key: OpaquePointer) -> Bool {
+        defer { ERR_clear_error() }
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        var pkeyContext: OpaquePointer? = nil
+        guard EVP_DigestVerifyInit(context, &pkeyContext, digest.evp, nil, key) == 1 else { return false }
+        var sig = signature
+        switch self {
+        case .rsaPKCS1:
+            guard passport_evp_pkey_ctx_set_rsa_padding(pkeyContext, RSA_PKCS1_PADDING) == 1 else { return false }
+        case .rsaPSS(_, let mgf, let salt):
+            guard passport_evp_pkey_ctx_set_rsa_padding(pkeyContext, RSA_PKCS1_PSS_PADDING) == 1,
+                  passport_evp_pkey_ctx_set_rsa_mgf1_md(pkeyContext, mgf.evp) == 1,
+                  passport_evp_pkey_ctx_set_rsa_pss_saltlen(pkeyContext, Int32(salt)) == 1 else { return false }
+        case .ecdsa:
+            if !SignatureScheme.isDERSignature(sig) {
+                guard let der = SignatureScheme.derFromPlain(sig) else { return false }
+                sig = der
+            }
+        }
+        return EVP_DigestVerify(context, sig, sig.count, message, message.count) == 1
+    }
+
+    /// A DER ECDSA-Sig-Value (SEQUENCE { INTEGER r, INTEGER s }) filling the whole buffer.
+    static func isDERSignature(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else {
+                ERR_clear_error()
+                return false
+            }
+            ECDSA_SIG_free(signature)
+            return cursor == buffer.baseAddress.map { $0 + buffer.count }
+        }
+    }
+
+    /// r‖s (each half the length, BSI TR-03111) → DER, encoded by OpenSSL.
+    static func derFromPlain(_ bytes: [UInt8]) -> [UInt8]? {
+        guard !bytes.isEmpty, bytes.count % 2 == 0, let signature = ECDSA_SIG_new() else { return nil }
+        defer { ECDSA_SIG_free(signature) }
+        let half = bytes.count / 2
+        guard let r = BN_bin2bn(bytes, Int32(half), nil) else { return nil }
+        guard let s = bytes.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress! + half, Int32(half), nil) }) else {
+            BN_free(r)
+            return nil
+        }
+        guard ECDSA_SIG_set0(signature, r, s) == 1 else {
+            BN_free(r); BN_free(s)
+            return nil
+        }
+        var encoded: UnsafeMutablePointer<UInt8>? = nil
+        let length = i2d_ECDSA_SIG(signature, &encoded)
+        guard length > 0, let encoded else { return nil }
+        defer { passport_openssl_free(encoded) }
+        return Array(UnsafeBufferPointer(start: encoded, count: Int(length)))
+    }
+}

@@ -1,0 +1,111 @@
+import CardIO
+import ChipProtocols
+import Credentials
+import LDS
+import MRZ
+import PassiveAuth
+import PassportCrypto
+
+/// An error a command line can report as it is: a stable machine-readable code (the `code` of
+/// `--json` error objects) and the exit status (ARCHITECTURE.md: 1 for an invalid or unreadable
+/// document, chip, image or token; 2 for usage and environment). Every module's error conforms
+/// below with an exhaustive switch, so a new case cannot go unclassified.
+public protocol ReportableError: Error, CustomStringConvertible {
+    var code: String { get }
+    var exitStatus: Int32 { get }
+}
+
+public enum ExitStatus {
+    public static let invalid: Int32 = 1
+    public static let environment: Int32 = 2
+}
+
+extension CardIOError: ReportableError {
+    public var code: String {
+        switch self {
+        case .serviceUnavailable: return "pcscd_unavailable"
+        case .noReaders: return "no_reader"
+        case .readerNotFound: return "reader_not_found"
+        case .readerBusy: return "reader_busy"
+        case .libraryMissing: return "library_missing"
+        case .noCard: return "no_card"
+        case .cardRemoved: return "card_removed"
+        case .cardUnresponsive, .transmissionFailed, .extendedLengthUnsupported, .malformedAPDU,
+             .malformedResponse, .protocolViolation:
+            return "card_error"
+        }
+    }
+
+    public var exitStatus: Int32 {
+        switch self {
+        case .serviceUnavailable, .noReaders, .readerNotFound, .readerBusy, .libraryMissing: return ExitStatus.environment
+        case .noCard, .cardRemoved, .cardUnresponsive, .transmissionFailed, .extendedLengthUnsupported,
+             .malformedAPDU, .malformedResponse, .protocolViolation:
+            return ExitStatus.invalid
+        }
+    }
+}
+
+extension ScanError: ReportableError {
+    public var code: String {
+        switch self {
+        case .accessDenied, .passwordRefused: return "access_denied"
+        case .canNeedsPACE: return "can_needs_pace"
+        case .interrupted: return "card_removed"
+        case .notAPassport: return "not_a_passport"
+        case .secureMessagingFailed, .missingRequiredFile, .malformedFile: return "chip_error"
+        }
+    }
+
+    public var exitStatus: Int32 {
+        if case .canNeedsPACE = self { return ExitStatus.environment }
+        return ExitStatus.invalid
+    }
+}
+
+extension MRZError: ReportableError {
+    public var code: String { "invalid_access_key" }
+    public var exitStatus: Int32 { ExitStatus.environment }
+}
+
+extension SecurityError: ReportableError {
+    public var code: String { "chip_error" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}
+
+extension ReadError: ReportableError {
+    public var code: String { "chip_error" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}
+
+extension TLVError: ReportableError {
+    public var code: String { "chip_error" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}
+
+extension CryptoError: ReportableError {
+    public var code: String { "chip_error" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}
+
+extension DumpError: ReportableError {
+    public var code: String { "dump_error" }
+    public var exitStatus: Int32 { ExitStatus.environment }
+}
+
+extension PassiveAuthenticationError: ReportableError {
+    public var code: String { "trust_store_error" }
+    public var exitStatus: Int32 { ExitStatus.environment }
+}
+
+extension CredentialError: ReportableError {
+    public var code: String {
+        if case .keyStore = self { return "key_store_error" }
+        return "invalid_credential"
+    }
+
+    public var exitStatus: Int32 {
+        if case .keyStore = self { return ExitStatus.environment }
+        return ExitStatus.invalid
+    }
+}

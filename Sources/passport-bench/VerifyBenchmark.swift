@@ -1,0 +1,70 @@
+import ArgumentParser
+import PassportCLI
+import ChipProtocols
+import PassiveAuth
+import PassportCrypto
+import Foundation
+import LDS
+import PassportKit
+
+/// Benchmark (not a test): passive authentication throughput against the raw OpenSSL work it
+/// cannot avoid (hashing every data group, checking the SOD's signature and the DSC's).
+struct VerifyBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Benchmark: verified dumps per second next to the raw OpenSSL cost.")
+
+    @Argument(help: "Dump folders (or EF.SOD files) to verify in a loop.") var dumps: [String]
+    @OptionGroup var trustOptions: TrustOptions
+    @Option(help: "Loops over all dumps.") var iterations = 200
+    @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func run() throws {
+        let trust = try trustOptions.sources.load()
+        let folders = try dumps.map { try DumpFolder(reading: URL(fileURLWithPath: $0)) }
+        // The raw work, prepared outside the timed loop: digest algorithm, data groups, the
+        // signer's certificate, scheme, signed bytes and signature.
+        let raw = try folders.map { folder -> () -> Bool in
+            let sod = try SecurityObject(bytes: folder.files[.sod] ?? [])
+            let cms = try CMSSignedData(contentInfo: sod.cms[...])
+            let signer = cms.signers[0]
+            let dsc = try cms.certificates.map { try Certificate(der: $0) }.first(where: signer.identifies)!
+            let scheme = try SignatureScheme(signer.signatureAlgorithm, digest: DigestAlgorithm(oid: signer.digestAlgorithmOID))
+            let message = signer.signedAttributesForSignature ?? cms.content!
+            let algorithm = sod.hashAlgorithm!
+            let groups = folder.files.filter { if case .dataGroup = $0.key { return true } else { return false } }.map(\.value)
+            let csca = trust.cscas.first { dsc.isSigned(by: $0) }
+            return {
+                for bytes in groups { _ = OpenSSLCrypto.digest(algorithm, bytes) }
+                let chained = csca.map { dsc.isSigned(by: $0) } ?? false
+                return scheme.verify(signature: signer.signature, message: message, certificate: dsc) && chained
+            }
+        }
+        for folder in folders where !PassiveAuthentication.verify(files: folder.files, trust: trust).passed {
+            printError("warning: \(folder.url.path) does not verify; timing it anyway")
+        }
+
+        func measure(_ body: () -> Void) -> Double {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+        let count = Double(iterations * folders.count)
+        let full = measure {
+            for _ in 0..<iterations { for folder in folders { _ = PassiveAuthentication.verify(files: folder.files, trust: trust) } }
+        }
+        let openssl = measure {
+            for _ in 0..<iterations { for check in raw { _ = check() } }
+        }
+        let result: [String: Any] = [
+            "dumps": folders.count, "iterations": iterations,
+            "verified_dumps_per_second": (count / full).rounded(),
+            "raw_openssl_dumps_per_second": (count / openssl).rounded(),
+            "overhead_ratio": ((full / openssl) * 100).rounded() / 100,
+        ]
+        if json { printJSON(result); return }
+        print(String(format: "passport verify:     %8.0f dumps/s (%.3f ms each)", count / full, full / count * 1000))
+        print(String(format: "raw OpenSSL work:    %8.0f dumps/s (%.3f ms each: hash every DG, SOD and DSC signature checks)", count / openssl, openssl / count * 1000))
+        print(String(format: "overhead ratio:      %8.2f×", full / openssl))
+    }
+}
