@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from . import der
+import der
+
 from .sod import ID_CONTENT_TYPE, ID_MESSAGE_DIGEST, ID_SIGNED_DATA, ID_SIGNING_TIME, attribute, digest
 from .x509 import Scheme, cert_parts, digest_algorithm, ec_point
 

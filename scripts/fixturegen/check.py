@@ -10,7 +10,9 @@ import tempfile
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from . import cardsecurity, der, mrz, sod
+import der
+
+from . import cardsecurity, mrz, sod
 from .curves import EXPLICIT
 from .x509 import OID, Scheme, from_pem
 

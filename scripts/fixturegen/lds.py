@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import struct
 
-from . import der
+import der
+
 from .x509 import spki_ec_named, spki_rsa
 
 # ICAO 9303-10 tags

@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 
-from . import der
+import der
+
 from .x509 import OID, Scheme, cert_parts, digest_algorithm
 
 ID_SIGNED_DATA = "1.2.840.113549.1.7.2"

@@ -9,7 +9,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 
-from . import der
+import der
+
 from .curves import EXPLICIT
 
 # --- object identifiers (facts from RFC 5280, RFC 4055, RFC 5480, RFC 5758, RFC 5639, ICAO 9303) ---

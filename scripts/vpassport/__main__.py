@@ -9,7 +9,9 @@
   reader (--present | --absent) [--name N] [--timeout S]
                                              wait for a vpcd slot's state
                                              through PC/SC, print its name
-  selftest                                   ICAO 9303-11 worked examples
+
+The self-test (ICAO 9303-11 worked examples, in-process sessions) is test code:
+Tests/vpassport-selftest/selftest.py.
 """
 import argparse
 import logging
@@ -17,155 +19,10 @@ import os
 import sys
 
 VPCD_PORT = 0x8C7B  # CHANNELID of /etc/reader.conf.d/vpcd
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_CA_KEY = os.path.join(ROOT, "Fixtures", "pki", "TEST-ONLY-chip-ca-brainpoolP256r1.key.pem")
-DEFAULT_AA_KEY = os.path.join(ROOT, "Fixtures", "pki", "TEST-ONLY-chip-aa-rsa1024.key.pem")
-# A dump folder may bring the chip's private keys (BSI TR-03105-5 naming).
-DUMP_CA_KEY, DUMP_AA_KEY = "DG14_sk.pkcs8", "DG15_sk.pkcs8"
-
-
-def key_file(option, dump_dir, dump_name, default):
-    """(path, origin): the option's file, else the dump's DG1x_sk.pkcs8, else
-    the fixture default; origin is "option", "dump" or "default"."""
-    if option:
-        return option, "option"
-    for entry in sorted(os.listdir(dump_dir)) if dump_dir and os.path.isdir(dump_dir) else []:
-        if entry.lower() == dump_name.lower() and os.path.isfile(os.path.join(dump_dir, entry)):
-            return os.path.join(dump_dir, entry), "dump"
-    return default, "default"
-
-
-def load_key(path, origin, what, log):
-    """The private key, or None for a default key file that is missing/unreadable."""
-    from . import keys
-    try:
-        return keys.load_private_key(path)
-    except (OSError, ValueError, IndexError) as e:
-        if origin == "default":
-            log.warning("default %s key %s unusable (%s)", what, path, e)
-            return None
-        raise ValueError("%s key %s: %s" % (what, path, e))
-
-
-def build_aa(args, files, dg14, log):
-    """aa.ActiveAuthentication for DG15, or None (INTERNAL AUTHENTICATE: 6D00)."""
-    from . import aa, keys
-    path, origin = key_file(args.aa_key, args.dump_dir, DUMP_AA_KEY, DEFAULT_AA_KEY)
-    if "DG15" not in files:
-        if origin == "option":
-            raise ValueError("--aa-key given, but the dump has no DG15")
-        return None
-    try:
-        public = keys.dg15_public_key(files["DG15"])
-    except (ValueError, IndexError) as e:
-        if origin != "default":
-            raise ValueError("DG15: %s" % e)
-        log.warning("DG15: %s; no Active Authentication", e)
-        return None
-    private = load_key(path, origin, "Active Authentication", log)
-    if private is None:
-        return None
-    if not private.matches(public):
-        if origin != "default":
-            raise ValueError("the Active Authentication key %s (%s) does not match the public "
-                             "key in DG15 (%s)" % (path, private, public))
-        log.warning("DG15 (%s) is not the key of the default %s: no Active Authentication "
-                    "(INTERNAL AUTHENTICATE -> 6D00); give --aa-key", public, path)
-        return None
-    ecdsa_hash = aa.ecdsa_hash_of(dg14) if public.kind == "EC" else None
-    if public.kind == "EC" and args.aa_hash:
-        log.warning("--aa-hash is for RSA keys; ECDSA uses DG14's ActiveAuthenticationInfo")
-    chip_aa = aa.ActiveAuthentication(private, public, rsa_hash=args.aa_hash or "sha1",
-                                      ecdsa_hash=ecdsa_hash, bad_signature=args.aa_bad_signature)
-    log.info("Active Authentication: %s, key %s (%s)%s", chip_aa.describe(), path, origin,
-             "; --aa-bad-signature" if args.aa_bad_signature else "")
-    return chip_aa
-
-
-def build_ca(args, dg14, path, origin, log, used_by_cam=False):
-    """ca.ChipAuthentication for DG14, or None (MSE/GA for CA: 6D00, 6985 with --pace)."""
-    from . import ca
-    if dg14 is None:
-        if origin == "option" and not used_by_cam:
-            raise ValueError("--ca-key given, but the dump has no DG14")
-        return None
-    for problem in dg14.problems:
-        log.warning("DG14: %s", problem)
-    if not dg14.ca_keys:
-        log.warning("DG14 has no ChipAuthenticationPublicKeyInfo: no Chip Authentication")
-        return None
-    private = load_key(path, origin, "Chip Authentication", log)
-    if private is None:
-        return None
-    match = [(pk, key_id, oid) for pk, key_id, oid in dg14.ca_keys if private.matches(pk)]
-    if not match:
-        if origin != "default":
-            raise ValueError("the Chip Authentication key %s does not match the public key in "
-                             "DG14 (%s)" % (path, ", ".join(repr(k) for k, _, _ in dg14.ca_keys)))
-        log.warning("DG14's Chip Authentication key is not the default %s: no Chip "
-                    "Authentication; give --ca-key", path)
-        return None
-    public, key_id, pk_oid = match[0]
-    protocols = ca.offered_protocols(dg14, pk_oid, key_id)
-    if not protocols:
-        log.warning("DG14 offers no Chip Authentication protocol for its %s key", public)
-        return None
-    chip_ca = ca.ChipAuthentication(private, public, key_id, protocols,
-                                    wrong_key=args.ca_wrong_key)
-    log.info("Chip Authentication: %s, key %s (%s)%s", chip_ca.describe(), path, origin,
-             "; --ca-wrong-key" if args.ca_wrong_key else "")
-    return chip_ca
-
-
-def build_pace(args, files, mrz_info, log, ca_key_file):
-    """The PaceChip for --pace; may add CardAccess to files. Raises ValueError."""
-    from . import pace
-    if not args.can.isdigit():
-        raise ValueError("--can must be digits")
-    if "CardAccess" in files:
-        profiles = []
-        for oid, param in pace.pace_infos(files["CardAccess"]):
-            try:
-                profiles.append(pace.Profile(oid, 13 if param is None else param))
-            except ValueError as e:
-                log.warning("CardAccess.bin: PACEInfo %s not offered: %s", oid, e)
-        if not profiles:
-            raise ValueError("the dump's CardAccess.bin has no PACEInfo this chip can do")
-        if args.mapping != "gm" or args.dh:
-            log.warning("the dump's CardAccess.bin decides the PACE profiles; "
-                        "--mapping/--dh ignored")
-        source = "CardAccess.bin of the dump"
-    else:
-        profiles = [pace.profile_from_options(args.mapping, args.dh)]
-        files["CardAccess"] = pace.card_access(profiles)
-        source = "generated"
-    if not pace.check_card_access(files["CardAccess"]):
-        log.warning("OpenPACE does not accept this EF.CardAccess (EAC_CTX_init_ef_cardaccess)")
-    ca_key = None
-    cam = [p for p in profiles if p.mapping == "CAM"]
-    if cam:
-        if "CardSecurity" not in files:
-            raise ValueError("PACE-CAM needs CardSecurity.bin in the dump "
-                             "(e.g. Fixtures/passport-pace)")
-        point = pace.ca_public_key(files["CardSecurity"])
-        if point is None:
-            raise ValueError("CardSecurity.bin has no ECDH ChipAuthenticationPublicKeyInfo")
-        path, origin = ca_key_file
-        key = load_key(path, "option", "Chip Authentication", log)
-        if key.kind != "EC":
-            raise ValueError("PACE-CAM needs an EC Chip Authentication key, %s is %s" % (path, key))
-        ca_key = key.secret
-        if not pace.ca_key_matches(cam[0], ca_key, point):
-            raise ValueError("the Chip Authentication key %s does not match CardSecurity.bin"
-                             % path)
-    log.info("PACE: %s (EF.CardAccess %s), passwords MRZ and CAN%s; BAC %s",
-             ", ".join(map(repr, profiles)), source,
-             " " + args.can if args.verbose else "", "off" if args.no_bac else "on")
-    return pace.PaceChip(profiles, mrz_info, args.can, ca_private_key=ca_key,
-                         verbose=args.verbose)
 
 
 def cmd_serve(args):
+    from .assemble import DEFAULT_CA_KEY, DUMP_CA_KEY, build_aa, build_ca, build_pace, key_file
     from .chip import EmrtdOS
     from .dump import check_mrz_information, load_dump, logical_name
     from .vicc import connect, serve
@@ -306,14 +163,10 @@ def main(argv=None):
     g.add_argument("--absent", dest="present", action="store_false")
     r.add_argument("--timeout", type=float, default=10)
     r.add_argument("--name", help="exact reader name (default: any Virtual PCD)")
-    sub.add_parser("selftest")
     args = p.parse_args(argv)
     if args.command == "serve":
         return cmd_serve(args)
-    if args.command == "reader":
-        return cmd_reader(args)
-    from .selftest import main as selftest
-    return selftest()
+    return cmd_reader(args)
 
 
 if __name__ == "__main__":

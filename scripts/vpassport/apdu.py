@@ -1,4 +1,4 @@
-"""Strict ISO/IEC 7816-4 command APDU decoding and a minimal BER-TLV codec.
+"""Strict ISO/IEC 7816-4 command APDU decoding (data objects: the shared `der` package).
 
 The library's C_APDU guesses between short and extended encodings; a chip must
 know exactly which one it received (response sizing and --no-extended-length
@@ -56,71 +56,3 @@ def parse_command(raw):
         return Command(cla, ins, p1, p2, body[3:-2],
                        int.from_bytes(body[-2:], "big") or 65536, True)
     raise ChipError(0x6700, "extended Lc does not match the length")
-
-
-def encode_length(n):
-    if n < 0x80:
-        return bytes([n])
-    if n < 0x100:
-        return bytes([0x81, n])
-    if n < 0x10000:
-        return bytes([0x82, n >> 8, n & 0xFF])
-    return bytes([0x83, n >> 16, (n >> 8) & 0xFF, n & 0xFF])
-
-
-def tlv(tag, value):
-    """Encode one TLV; tag is an int of one or two bytes."""
-    t = tag.to_bytes(2 if tag > 0xFF else 1, "big")
-    return t + encode_length(len(value)) + value
-
-
-def tlv_size(tag, n):
-    """Size of tlv(tag, <n bytes>) without building it."""
-    return (2 if tag > 0xFF else 1) + len(encode_length(n)) + n
-
-
-def parse_tlvs(data):
-    """Split concatenated BER-TLVs into [(tag, value, raw_bytes)].
-
-    Raises ValueError on truncation or unsupported length forms.
-    """
-    out, i = [], 0
-    while i < len(data):
-        start = i
-        tag = data[i]
-        i += 1
-        if tag & 0x1F == 0x1F:                 # multi-byte tag
-            while True:
-                if i >= len(data):
-                    raise ValueError("truncated tag")
-                tag = (tag << 8) | data[i]
-                i += 1
-                if not data[i - 1] & 0x80:
-                    break
-        if i >= len(data):
-            raise ValueError("missing length")
-        length = data[i]
-        i += 1
-        if length & 0x80:
-            count = length & 0x7F
-            if count == 0 or count > 3 or i + count > len(data):
-                raise ValueError("unsupported length form")
-            length = int.from_bytes(data[i:i + count], "big")
-            i += count
-        if i + length > len(data):
-            raise ValueError("value runs past the end")
-        out.append((tag, data[i:i + length], data[start:i + length]))
-        i += length
-    return out
-
-
-def find_tlv(data, *path):
-    """Value reached by following tags in nested TLVs, or None."""
-    for tag in path:
-        for t, value, _ in parse_tlvs(data):
-            if t == tag:
-                data = value
-                break
-        else:
-            return None
-    return data

@@ -19,9 +19,11 @@ Status words are listed in README.md.
 import hashlib
 import logging
 
+from der import oid_text, parse_tlvs
+
 from . import bac, ecc
-from .apdu import ChipError, parse_tlvs
-from .keys import ID_CA, ID_PK_DH, oid_text
+from .apdu import ChipError
+from .keys import ID_CA, ID_PK_DH
 from .sm import AesSession, BacSession
 
 log = logging.getLogger("vpassport.ca")

@@ -8,8 +8,10 @@ import logging
 import os
 import time
 
+from der import parse_tlvs, tlv, tlv_size
+
 from . import bac
-from .apdu import ChipError, Command, parse_command, parse_tlvs, tlv, tlv_size
+from .apdu import ChipError, Command, parse_command
 from .dump import FILES, mrz_information
 from .faults import FILLER, Fault, Faults
 from .libvsc import Iso7816OS, SmartcardOS

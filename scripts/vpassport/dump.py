@@ -2,7 +2,8 @@
 import os
 import re
 
-from .apdu import find_tlv
+from der import find_tlv
+
 
 # Logical file name -> (file identifier, short EF identifier, lives in the MF?)
 FILES = {"COM": (0x011E, 0x1E, False), "SOD": (0x011D, 0x1D, False),

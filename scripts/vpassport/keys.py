@@ -1,7 +1,7 @@
 """Keys of the chip: public keys of DG14/DG15, private keys from PEM or DER
 files, and the SecurityInfos of DG14 (ICAO 9303-10/-11, BSI TR-03110-3).
 
-Only DER parsing on top of apdu.parse_tlvs; the arithmetic is ecc.py's (EC,
+Only DER parsing on top of the shared der.parse_tlvs; the arithmetic is ecc.py's (EC,
 DH) or Python's pow (RSA).
 
   PublicKey   kind "RSA" (n, e), "EC" (curve, point) or "DH" (group, y)
@@ -10,8 +10,9 @@ DH) or Python's pow (RSA).
 import base64
 import hashlib
 
+from der import integer_value, oid_text, parse_tlvs
+
 from . import ecc
-from .apdu import parse_tlvs
 
 RSA_ENCRYPTION = "1.2.840.113549.1.1.1"
 EC_PUBLIC_KEY = "1.2.840.10045.2.1"
@@ -48,21 +49,6 @@ def seq(data, tag=0x30):
     return items(top[0][1])
 
 
-def integer(value):
-    return int.from_bytes(value, "big", signed=True)
-
-
-def oid_text(raw):
-    arcs, cur = [], 0
-    for b in raw:
-        cur = (cur << 7) | (b & 0x7F)
-        if not b & 0x80:
-            arcs.append(cur)
-            cur = 0
-    first = min(arcs[0] // 40, 2)
-    return ".".join(str(a) for a in [first, arcs[0] - 40 * first] + arcs[1:])
-
-
 def _expect(item, tag, what):
     if item[0] != tag:
         raise ValueError("%s: expected tag %02X, found %02X" % (what, tag, item[0]))
@@ -80,13 +66,13 @@ def ec_parameters(tag, value):
     field = items(_expect(fields[1], 0x30, "fieldID"))
     if oid_text(_expect(field[0], 0x06, "fieldType")) != PRIME_FIELD:
         raise ValueError("only prime-field curves are supported")
-    p = integer(_expect(field[1], 0x02, "prime"))
+    p = integer_value(_expect(field[1], 0x02, "prime"))
     curve = items(_expect(fields[2], 0x30, "curve"))
     a = int.from_bytes(_expect(curve[0], 0x04, "a"), "big")
     b = int.from_bytes(_expect(curve[1], 0x04, "b"), "big")
     base = _expect(fields[3], 0x04, "base")
-    n = integer(_expect(fields[4], 0x02, "order"))
-    h = integer(_expect(fields[5], 0x02, "cofactor")) if len(fields) > 5 else 1
+    n = integer_value(_expect(fields[4], 0x02, "order"))
+    h = integer_value(_expect(fields[5], 0x02, "cofactor")) if len(fields) > 5 else 1
     size = (p.bit_length() + 7) // 8
     if len(base) != 1 + 2 * size or base[0] != 4:
         raise ValueError("the base point must be uncompressed")
@@ -104,10 +90,11 @@ def ec_parameters(tag, value):
 
 def dh_parameters(algorithm, value):
     fields = items(value)
-    p, g = integer(_expect(fields[0], 0x02, "p")), integer(_expect(fields[1], 0x02, "g"))
+    p = integer_value(_expect(fields[0], 0x02, "p"))
+    g = integer_value(_expect(fields[1], 0x02, "g"))
     q = None
     if algorithm == DH_PUBLIC_NUMBER and len(fields) > 2:   # X9.42: p, g, q, ...
-        q = integer(_expect(fields[2], 0x02, "q"))
+        q = integer_value(_expect(fields[2], 0x02, "q"))
     return ecc.DhGroup(p, g, q)
 
 
@@ -123,7 +110,7 @@ def domain(algorithm_identifier):
     if oid in (DH_PUBLIC_NUMBER, DH_KEY_AGREEMENT):
         return "DH", dh_parameters(oid, params[1])
     if oid == STANDARDIZED_DOMAIN_PARAMETERS:
-        group = ecc.standardized(integer(_expect(params, 0x02, "parameter id")))
+        group = ecc.standardized(integer_value(_expect(params, 0x02, "parameter id")))
         return ("DH" if isinstance(group, ecc.DhGroup) else "EC"), group
     raise ValueError("unsupported key algorithm %s" % oid)
 
@@ -149,13 +136,13 @@ def public_key(spki):
         raise ValueError("subjectPublicKey has unused bits")
     raw = raw[1:]
     if kind == "RSA":
-        n, e = (integer(v) for _, v in seq(raw)[:2])
+        n, e = (integer_value(v) for _, v in seq(raw)[:2])
         return PublicKey("RSA", n=n, e=e)
     if kind == "EC":
         return PublicKey("EC", dom, point=dom.decode(raw))
     # DH: the BIT STRING holds an INTEGER (X9.42); accept the bare value too
     try:
-        y = integer(_expect(items(raw)[0], 0x02, "y"))
+        y = integer_value(_expect(items(raw)[0], 0x02, "y"))
     except (ValueError, IndexError):
         y = int.from_bytes(raw, "big")
     return PublicKey("DH", dom, y=y)
@@ -227,7 +214,7 @@ def private_key(data):
             return _rsa_private(items(inner)[0][1])
         if kind == "EC":
             return _ec_private(items(inner)[0][1], dom)
-        return PrivateKey("DH", integer(_expect(items(inner)[0], 0x02, "x")), dom)
+        return PrivateKey("DH", integer_value(_expect(items(inner)[0], 0x02, "x")), dom)
     if len(fields) >= 2 and fields[1][0] == 0x04:                             # SEC 1
         return _ec_private(top[0][1])
     if len(fields) >= 4 and all(t == 0x02 for t, _ in fields[:4]):           # PKCS#1
@@ -237,7 +224,7 @@ def private_key(data):
 
 def _rsa_private(value):
     fields = items(value)
-    n, e, d = (integer(fields[i][1]) for i in (1, 2, 3))
+    n, e, d = (integer_value(fields[i][1]) for i in (1, 2, 3))
     return PrivateKey("RSA", d, n=n, e=e)
 
 
@@ -269,10 +256,10 @@ class SecurityInfos:
             oid = oid_text(fields[0][1])
             try:
                 if oid.startswith(ID_CA + ".") and len(oid.split(".")) == 11:
-                    key_id = integer(fields[2][1]) if len(fields) > 2 else None
-                    self.ca_infos.append((oid, integer(fields[1][1]), key_id))
+                    key_id = integer_value(fields[2][1]) if len(fields) > 2 else None
+                    self.ca_infos.append((oid, integer_value(fields[1][1]), key_id))
                 elif oid in (ID_PK_DH, ID_PK_ECDH):
-                    key_id = integer(fields[2][1]) if len(fields) > 2 else None
+                    key_id = integer_value(fields[2][1]) if len(fields) > 2 else None
                     self.ca_keys.append((public_key(_raw_tlv(info, 1)), key_id, oid))
                 elif oid == ID_AA:
                     if len(fields) > 2:

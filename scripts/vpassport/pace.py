@@ -23,17 +23,14 @@ objects is switched to the OID of MSE:Set AT (OpenPACE does not know CAM).
 import hashlib
 import logging
 
+from der import integer, oid_body, oid_text, parse_tlvs, tlv
+
 from . import immap, openpace
-from .apdu import ChipError, parse_tlvs, tlv
+from .apdu import ChipError
+from .keys import BSI, ID_PK_ECDH
 from .sm import PaceSession
 
 log = logging.getLogger("vpassport.pace")
-
-BSI = "0.4.0.127.0.7"
-ID_PK_ECDH = BSI + ".2.2.1.2"
-ID_PK_DH = BSI + ".2.2.1.1"
-STANDARDIZED_DOMAIN_PARAMETERS = BSI + ".1.2"
-ID_SECURITY_OBJECT = BSI + ".3.2.1"
 
 # id-PACE arcs: 1 DH-GM, 2 ECDH-GM, 3 DH-IM, 4 ECDH-IM, 6 ECDH-CAM;
 # last arc: 1 3DES-CBC-CBC, 2 AES-CBC-CMAC-128, 3 -192, 4 -256
@@ -71,7 +68,7 @@ class Profile:
 
     def pace_info(self):
         """PACEInfo ::= SEQUENCE { protocol, version INTEGER (2), parameterId }"""
-        return tlv(0x30, tlv(0x06, oid_bytes(self.oid)) + der_int(2) + der_int(self.parameter_id))
+        return tlv(0x30, tlv(0x06, oid_body(self.oid)) + integer(2) + integer(self.parameter_id))
 
 
 def profile_from_options(mapping="gm", dh=False):
@@ -80,36 +77,6 @@ def profile_from_options(mapping="gm", dh=False):
     if arc is None:
         raise ValueError("PACE-CAM exists for ECDH only (no --dh with --mapping cam)")
     return Profile("%s.2.2.4.%d.2" % (BSI, arc), 0 if dh else 13)
-
-
-# --- a little DER ---------------------------------------------------------------------
-def oid_bytes(dotted):
-    arcs = [int(a) for a in dotted.split(".")]
-    out = bytearray()
-    for arc in [arcs[0] * 40 + arcs[1]] + arcs[2:]:
-        chunk = [arc & 0x7F]
-        arc >>= 7
-        while arc:
-            chunk.append(0x80 | (arc & 0x7F))
-            arc >>= 7
-        out += bytes(reversed(chunk))
-    return bytes(out)
-
-
-def oid_text(raw):
-    arcs, cur = [], 0
-    for b in raw:
-        cur = (cur << 7) | (b & 0x7F)
-        if not b & 0x80:
-            arcs.append(cur)
-            cur = 0
-    first = min(arcs[0] // 40, 2)
-    return ".".join(str(a) for a in [first, arcs[0] - 40 * first] + arcs[1:])
-
-
-def der_int(n):
-    raw = n.to_bytes(n.bit_length() // 8 + 1, "big")
-    return tlv(0x02, raw)
 
 
 def card_access(profiles):

@@ -2,7 +2,7 @@
 """An inspection system for Active and Chip Authentication, run against the
 virtual passport through pcscd (default: vpcd slot 1) or in-process (selftest).
 
-  /usr/bin/python3 scripts/vpassport/aa_ca_client.py [--slot N] [--scenario S ...]
+  /usr/bin/python3 Tests/vpassport-selftest/aa_ca_client.py [--slot N] [--scenario S ...]
 
 Without --scenario it runs every scenario; each one (re)starts the card with
 scripts/virtual-passport on the chosen slot, then does BAC (or PACE), reads
@@ -25,14 +25,13 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from vpassport import bac  # noqa: E402
-from vpassport.apdu import parse_tlvs, tlv  # noqa: E402
-from vpassport.dump import FILES, load_dump  # noqa: E402
-from vpassport.smoke_client import (AID, LAUNCHER, Checker, PcscTransport, Reader,  # noqa: E402
-                                    SwError)
+from testpaths import LAUNCHER, ROOT  # first: it puts scripts/ on sys.path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from der import oid_body, oid_text, parse_tlvs, tlv
+from smoke_client import AID, Checker, PcscTransport, Reader, SwError
+from vpassport import bac
+from vpassport.dump import FILES, load_dump
+
 BSI_DUMP = os.path.join(ROOT, "..", "shared", "reference", "lds", "bsi-tr03105-5")
 FIXTURE = os.path.join(ROOT, "Fixtures", "passport")
 FIXTURE_MRZ = "C01X00T47888041233409305"
@@ -50,31 +49,6 @@ ECDSA_OIDS.update({"1.2.840.10045.4.1": "sha1", "1.2.840.10045.4.3.1": "sha224",
                    "1.2.840.10045.4.3.4": "sha512"})
 
 
-def text_oid(raw):
-    nums, v = [], 0
-    for byte in raw:
-        v = v * 128 + (byte & 0x7F)
-        if byte < 0x80:
-            nums.append(v)
-            v = 0
-    head = 2 if nums[0] >= 80 else nums[0] // 40
-    return "%d.%d.%s" % (head, nums[0] - 40 * head, ".".join(map(str, nums[1:])))
-
-
-def encode_oid(text):
-    nums = [int(x) for x in text.split(".")]
-    nums = [nums[0] * 40 + nums[1]] + nums[2:]
-    out = b""
-    for n in nums:
-        part = bytes([n & 0x7F])
-        n >>= 7
-        while n:
-            part = bytes([0x80 | (n & 0x7F)]) + part
-            n >>= 7
-        out += part
-    return out
-
-
 def pem(label, der):
     body = base64.encodebytes(der).decode().strip()
     return ("-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, body, label)).encode()
@@ -88,7 +62,7 @@ class Dg14:
         outer = parse_tlvs(data)[0][1]                       # 6E
         for tag, info, _ in parse_tlvs(parse_tlvs(outer)[0][1]):   # SET OF SecurityInfo
             parts = parse_tlvs(info)
-            oid = text_oid(parts[0][1])
+            oid = oid_text(parts[0][1])
             if oid.startswith("0.4.0.127.0.7.2.2.3.") and self.protocol is None:
                 self.protocol = oid
                 if len(parts) > 2:
@@ -96,7 +70,7 @@ class Dg14:
             elif oid in ("0.4.0.127.0.7.2.2.1.1", "0.4.0.127.0.7.2.2.1.2") and self.spki is None:
                 self.pk_oid, self.spki = oid, parts[1][2]
             elif oid == "2.23.136.1.1.5" and len(parts) > 2:
-                self.aa_oid = text_oid(parts[2][1])
+                self.aa_oid = oid_text(parts[2][1])
         if self.protocol is None and self.pk_oid:            # no CAInfo: 3DES
             self.protocol = "0.4.0.127.0.7.2.2.3.%s.1" % self.pk_oid[-1]
 
@@ -113,7 +87,7 @@ class OpenSslAgreement:
         self.dir = self._tmp.name
         alg = parse_tlvs(parse_tlvs(spki)[0][1])[0][1]
         alg_oid_raw, params = parse_tlvs(alg)[0][1], parse_tlvs(alg)[1]
-        alg_oid = text_oid(alg_oid_raw)
+        alg_oid = oid_text(alg_oid_raw)
         if alg_oid == "1.2.840.10045.2.1":                 # id-ecPublicKey: named or explicit
             ec_params, peer = params[2], spki
         elif alg_oid == "0.4.0.127.0.7.1.2":               # standardizedDomainParameters
@@ -121,7 +95,7 @@ class OpenSslAgreement:
             ec_params = subprocess.run(["openssl", "ecparam", "-name", name, "-outform", "DER"],
                                        capture_output=True, check=True).stdout
             point = parse_tlvs(parse_tlvs(spki)[0][1])[1][1]
-            peer = tlv(0x30, tlv(0x30, tlv(0x06, encode_oid("1.2.840.10045.2.1")) + ec_params)
+            peer = tlv(0x30, tlv(0x30, tlv(0x06, oid_body("1.2.840.10045.2.1")) + ec_params)
                        + tlv(0x03, point))
         else:
             raise ValueError("the test terminal does ECDH only (DG14 key algorithm %s)" % alg_oid)
@@ -229,7 +203,7 @@ class Terminal:
         if kat if kat is not None else dg14.cipher_arc == 1:
             _, sw = self.r.sm(0x22, 0x41, 0xA6, tlv(0x91, point) + key_id)
             return sw
-        _, sw = self.r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid(dg14.protocol)) + key_id)
+        _, sw = self.r.sm(0x22, 0x41, 0xA4, tlv(0x80, oid_body(dg14.protocol)) + key_id)
         if sw != 0x9000:
             return sw
         data, sw = self.r.sm(0x86, 0, 0, tlv(0x7C, tlv(0x80, point)), ne=256)
@@ -293,7 +267,7 @@ def run_fixture(t, files, mrz, c, opts):
     c.check(term.send_key(dg14, point, kat=True) == 0x6A80,
             "MSE:Set KAT when only AES CA is offered -> 6A80")
     c.check(term.read(0x011E, 0x1E) == files["COM"], "old keys still work after the refusals")
-    _, sw = r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid(dg14.protocol)) + tlv(0x84, b"\x05"))
+    _, sw = r.sm(0x22, 0x41, 0xA4, tlv(0x80, oid_body(dg14.protocol)) + tlv(0x84, b"\x05"))
     c.check(sw == 0x6A88, "MSE:Set AT with an unknown keyId -> 6A88", "%04X" % sw)
     t0 = time.monotonic()
     sw = term.chip_authentication(dg14, agreement)
@@ -359,7 +333,7 @@ def run_wrong_key(t, files, mrz, c, opts):
 
 def run_pace(t, files, mrz, c, opts):
     from vpassport import openpace, pace
-    from vpassport.pace_terminal import MRZ
+    from pace_terminal import MRZ
     if not openpace.available():
         print("  skipped: OpenPACE is not installed")
         return

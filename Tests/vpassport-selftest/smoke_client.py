@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Smoke test: a small BAC/PACE reader that talks to the virtual passport via PC/SC.
 
-  /usr/bin/python3 scripts/vpassport/smoke_client.py DUMP_DIR MRZ_INFO [--all] [--scenario S]
-                                                     [--slot N]
+  /usr/bin/python3 Tests/vpassport-selftest/smoke_client.py DUMP_DIR MRZ_INFO [--all]
+                                                     [--scenario S] [--slot N]
 
 MRZ_INFO is document number+check digit, birth date+cd, expiry date+cd, e.g.
 C11T002JM496081222310314. Without --all it tests the card that is running
@@ -26,14 +26,13 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from vpassport import bac  # noqa: E402
-from vpassport.apdu import parse_tlvs, tlv, tlv_size  # noqa: E402
-from vpassport.dump import FILES, load_dump  # noqa: E402
+from testpaths import LAUNCHER  # first: it puts scripts/ on sys.path
+
+from der import parse_tlvs, tlv, tlv_size
+from vpassport import bac
+from vpassport.dump import FILES, load_dump
 
 AID = bytes.fromhex("A0000002471001")
-LAUNCHER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                        "virtual-passport")
 MAX_SHORT_SM_READ = 231      # largest plaintext whose DO'87' response fits 256 bytes (3DES)
 MAX_SHORT_SM_READ_AES = 223  # the same with AES (16-byte blocks)
 
@@ -120,7 +119,7 @@ class Reader:
     def pace(self, profile, ref, password, **kw):
         """PACE through OpenPACE (pace_terminal.py); AES/3DES SM from then on.
         Returns the terminal's result dict; raises PaceFailed."""
-        from vpassport.pace_terminal import PaceTerminal
+        from pace_terminal import PaceTerminal
         result = PaceTerminal(self.t.transmit).run(profile, ref, password, **kw)
         self.keys = (result["ks_enc"], result["ks_mac"])
         self.cipher, self.ssc = result["cipher"], 0
@@ -444,7 +443,7 @@ def read_all(r, files, c, label):
 
 def test_pace(dump, mrz, c, scenario):
     from vpassport import pace
-    from vpassport.pace_terminal import CAN, MRZ, PaceFailed, PaceTerminal
+    from pace_terminal import CAN, MRZ, PaceFailed, PaceTerminal
     opts, mapping, dh = PACE_SCENARIOS[scenario]
     expected = pace.profile_from_options(mapping, dh)
     files = load_dump(dump)

@@ -1,18 +1,12 @@
-"""A tiny DER encoder (and a minimal decoder) written for the fixture generator.
-
-Only what the fixtures need: definite lengths, low- and high-tag-number forms,
-and the universal types used by X.509, CMS and the ICAO LDS. Everything is
-built from explicit bytes so the resulting structures are exactly what the
-generator asks for.
-"""
+"""DER encoding: definite lengths, low- and high-tag-number forms, and the universal
+types used by X.509, CMS and the ICAO LDS. Everything is built from explicit bytes,
+so a structure is exactly what the caller asks for."""
 
 from __future__ import annotations
 
 import datetime as _dt
 
-# ---------------------------------------------------------------------------
-# Encoding
-# ---------------------------------------------------------------------------
+from .oid import oid_body
 
 
 def length(n: int) -> bytes:
@@ -28,8 +22,18 @@ def length(n: int) -> bytes:
 def tlv(tag: int | bytes, value: bytes) -> bytes:
     """Tag (an int giving the full tag bytes, e.g. 0x5F1F or 0x7F61, or raw bytes) + length + value."""
     if isinstance(tag, int):
-        tag = tag.to_bytes(max(1, (tag.bit_length() + 7) // 8), "big")
+        tag = tag_bytes(tag)
     return bytes(tag) + length(len(value)) + bytes(value)
+
+
+def tag_bytes(tag: int) -> bytes:
+    """The tag octets of an int tag (0x61 -> 61, 0x5F1F -> 5F 1F)."""
+    return tag.to_bytes(max(1, (tag.bit_length() + 7) // 8), "big")
+
+
+def tlv_size(tag: int, n: int) -> int:
+    """Size of tlv(tag, <n bytes>) without building it (the chip sizes responses by it)."""
+    return len(tag_bytes(tag)) + len(length(n)) + n
 
 
 def integer(n: int) -> bytes:
@@ -81,19 +85,7 @@ def named_bits(bits: list[int]) -> bytes:
 
 
 def oid(dotted: str) -> bytes:
-    arcs = [int(a) for a in dotted.split(".")]
-    if len(arcs) < 2:
-        raise ValueError(dotted)
-    first = arcs[0] * 40 + arcs[1]
-    out = bytearray()
-    for arc in [first] + arcs[2:]:
-        chunk = [arc & 0x7F]
-        arc >>= 7
-        while arc:
-            chunk.append(0x80 | (arc & 0x7F))
-            arc >>= 7
-        out += bytes(reversed(chunk))
-    return tlv(0x06, bytes(out))
+    return tlv(0x06, oid_body(dotted))
 
 
 def utf8(s: str) -> bytes:
@@ -159,96 +151,3 @@ def _context_tag(n: int, constructed: bool) -> bytes:
     if n < 31:
         return bytes([base | n])
     raise ValueError("high context tags not needed here")
-
-
-# ---------------------------------------------------------------------------
-# Decoding (minimal: enough to read back what we wrote and to check fixtures)
-# ---------------------------------------------------------------------------
-
-
-class Node:
-    """One decoded TLV: raw tag bytes, value, and the whole encoding."""
-
-    __slots__ = ("tag", "value", "raw", "offset", "header_len")
-
-    def __init__(self, tag: bytes, value: bytes, raw: bytes, offset: int, header_len: int):
-        self.tag = tag
-        self.value = value
-        self.raw = raw
-        self.offset = offset
-        self.header_len = header_len
-
-    @property
-    def constructed(self) -> bool:
-        return bool(self.tag[0] & 0x20)
-
-    @property
-    def tag_int(self) -> int:
-        return int.from_bytes(self.tag, "big")
-
-    def children(self) -> list["Node"]:
-        return parse_all(self.value, self.offset + self.header_len)
-
-    def __getitem__(self, i: int) -> "Node":
-        return self.children()[i]
-
-    def as_int(self) -> int:
-        return int.from_bytes(self.value, "big", signed=True)
-
-    def as_oid(self) -> str:
-        arcs, cur = [], 0
-        for b in self.value:
-            cur = (cur << 7) | (b & 0x7F)
-            if not b & 0x80:
-                arcs.append(cur)
-                cur = 0
-        first = arcs[0]
-        head = [min(first // 40, 2), first - 40 * min(first // 40, 2)]
-        return ".".join(str(a) for a in head + arcs[1:])
-
-    def __repr__(self) -> str:
-        return f"Node(tag={self.tag.hex()}, len={len(self.value)})"
-
-
-def parse(data: bytes, offset: int = 0) -> tuple[Node, int]:
-    """Decode one TLV at data[offset:]; returns (node, next offset)."""
-    start = offset
-    first = data[offset]
-    offset += 1
-    if first & 0x1F == 0x1F:
-        while data[offset] & 0x80:
-            offset += 1
-        offset += 1
-    tag = data[start:offset]
-    lb = data[offset]
-    offset += 1
-    if lb < 0x80:
-        n = lb
-    elif lb == 0x80:
-        raise ValueError("indefinite length not supported")
-    else:
-        k = lb & 0x7F
-        n = int.from_bytes(data[offset:offset + k], "big")
-        offset += k
-    header_len = offset - start
-    end = offset + n
-    if end > len(data):
-        raise ValueError(f"TLV at {start} overruns the buffer ({end} > {len(data)})")
-    return Node(tag, data[offset:end], data[start:end], start, header_len), end
-
-
-def parse_one(data: bytes) -> Node:
-    node, end = parse(data, 0)
-    if end != len(data):
-        raise ValueError(f"{len(data) - end} trailing bytes after the TLV")
-    return node
-
-
-def parse_all(data: bytes, base: int = 0) -> list[Node]:
-    out, off = [], 0
-    while off < len(data):
-        node, nxt = parse(data, off)
-        node.offset += base
-        out.append(node)
-        off = nxt
-    return out

@@ -1,11 +1,11 @@
-"""Self-test of the chip without pcscd:  /usr/bin/python3 -m vpassport selftest
+"""Self-test of the chip without pcscd:  /usr/bin/python3 Tests/vpassport-selftest/selftest.py
 
 1. ICAO 9303-11 Appendix D worked examples (D.2 key derivation, D.3 mutual
    authentication, D.4 protected SELECT EF.COM), read at run time from
    ../shared/reference/vectors/icao9303-part11.json (or $ICAO_VECTORS);
    skipped with a message when that file is absent.
 2. MRZ information from synthetic TD1 / TD2 / TD3 DG1s, long TD1 numbers too.
-3. An in-process session of the smoke client's reader against a synthetic
+3. An in-process session of smoke_client.py's reader against a synthetic
    dump, including a 40000-byte DG2 (odd READ BINARY beyond offset 32767).
 4. PACE (needs OpenPACE, Debian libeac3; skipped with a message without it):
    - G.1 (GM, ECDH brainpoolP256r1, from the JSON file above): K_pi, and every
@@ -34,13 +34,15 @@
 """
 import json
 import os
+import sys
 
-from . import bac
-from .apdu import tlv
-from .chip import EmrtdOS
-from .dump import _check_digit, mrz_information
+from testpaths import ROOT  # first: it puts scripts/ on sys.path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from der import integer, oid, oid_body, tlv
+from vpassport import bac
+from vpassport.chip import EmrtdOS
+from vpassport.dump import _check_digit, mrz_information
+
 VECTORS = os.environ.get("ICAO_VECTORS") or os.path.join(
     ROOT, "..", "shared", "reference", "vectors", "icao9303-part11.json")
 
@@ -148,7 +150,7 @@ class Direct:
 
 def round_trip():
     print("in-process session against a synthetic dump")
-    from .smoke_client import Reader
+    from smoke_client import Reader
     rnd = os.urandom
     files = {"DG1": dg1(td3("X12345678", "900101", "350101")),
              "COM": tlv(0x60, tlv(0x5F01, b"0107") + tlv(0x5C, b"\x61\x75")),
@@ -240,7 +242,7 @@ I1 = dict(document="C11T002JM", birth="960812", expiry="231031",
 
 
 def pace_chip(files, profile, can="123456", ca_key=None, fixed=None, **kw):
-    from . import pace
+    from vpassport import pace
     pc = pace.PaceChip([profile], mrz_information(files["DG1"]), can, ca_private_key=ca_key)
     pc.test_values = fixed
     return EmrtdOS(files, pace=pc, **kw)
@@ -249,7 +251,7 @@ def pace_chip(files, profile, can="123456", ca_key=None, fixed=None, **kw):
 def example_run(label, profile, dg1_mrz, chip_fixed, terminal_fixed, expect, ca_key=None,
                 ca_public=None):
     """Chip and OpenPACE terminal with the example's values; compare what the example fixes."""
-    from .pace_terminal import MRZ, PaceTerminal
+    from pace_terminal import MRZ, PaceTerminal
     files = {"DG1": dg1(dg1_mrz), "COM": b"\x60\x00"}
     chip = pace_chip(files, profile, ca_key=ca_key, fixed=chip_fixed)
     term = PaceTerminal(chip.execute)
@@ -264,8 +266,8 @@ def example_run(label, profile, dg1_mrz, chip_fixed, terminal_fixed, expect, ca_
 
 
 def pace_vectors():
-    from . import immap, openpace, pace
-    from .pace_terminal import MRZ, PaceTerminal, password_secret
+    from vpassport import immap, openpace, pace
+    from pace_terminal import MRZ, password_secret
     print("PACE worked examples (ICAO 9303-11 G.1 from the JSON file, G.2, H.1, H.2, I.1)")
     gm_ec, gm_dh = pace.profile_from_options("gm"), pace.profile_from_options("gm", dh=True)
     im_ec, im_dh = pace.profile_from_options("im"), pace.profile_from_options("im", dh=True)
@@ -361,10 +363,10 @@ def dh_secret_with_leading_zero(profile, mrz, params):
 
 
 def aes_sm_example():
-    from . import openpace, pace
-    from .apdu import parse_command
-    from .sm import PaceSession
-    from .smoke_client import Reader
+    from vpassport import openpace, pace
+    from vpassport.apdu import parse_command
+    from vpassport.sm import PaceSession
+    from smoke_client import Reader
     if not os.path.exists(VECTORS):
         return
     with open(VECTORS) as f:
@@ -389,9 +391,9 @@ def aes_sm_example():
 
 
 def pace_round_trip():
-    from . import openpace, pace
-    from .pace_terminal import CAN, MRZ, PaceFailed, PaceTerminal
-    from .smoke_client import Reader
+    from vpassport import openpace, pace
+    from pace_terminal import CAN, MRZ, PaceFailed, PaceTerminal
+    from smoke_client import Reader
     print("in-process PACE sessions against a synthetic dump")
     rnd = os.urandom
     files = {"DG1": dg1(td3("X12345678", "900101", "350101")),
@@ -453,17 +455,17 @@ def pace_round_trip():
     def sw_of(apdu):
         return chip.execute(apdu)[-2:].hex().upper()
     chip.reset()
-    oid = pace.oid_bytes(profile.oid)
+    pace_oid = oid_body(profile.oid)
     mse = lambda extra: bytes([0, 0x22, 0xC1, 0xA4, len(extra)]) + extra
     check(sw_of(bytes.fromhex("1086000002 7C00 00".replace(" ", ""))) == "6985",
           "GENERAL AUTHENTICATE without MSE:Set AT -> 6985")
-    check(sw_of(mse(tlv(0x80, pace.oid_bytes(pace.profile_from_options("im").oid)) +
+    check(sw_of(mse(tlv(0x80, oid_body(pace.profile_from_options("im").oid)) +
                     tlv(0x83, b"\x01"))) == "6A80", "MSE:Set AT with a protocol not offered -> 6A80")
-    check(sw_of(mse(tlv(0x80, oid) + tlv(0x83, b"\x01") + tlv(0x84, b"\x0C"))) == "6A88",
+    check(sw_of(mse(tlv(0x80, pace_oid) + tlv(0x83, b"\x01") + tlv(0x84, b"\x0C"))) == "6A88",
           "MSE:Set AT with other domain parameters -> 6A88")
-    check(sw_of(mse(tlv(0x80, oid) + tlv(0x83, b"\x03"))) == "6A88", "MSE:Set AT with the PIN -> 6A88")
-    check(sw_of(mse(tlv(0x80, oid))) == "6A80", "MSE:Set AT without DO'83' -> 6A80")
-    check(sw_of(mse(tlv(0x80, oid) + tlv(0x83, b"\x01") + tlv(0x7F4C, b"\x06\x00"))) == "9000",
+    check(sw_of(mse(tlv(0x80, pace_oid) + tlv(0x83, b"\x03"))) == "6A88", "MSE:Set AT with the PIN -> 6A88")
+    check(sw_of(mse(tlv(0x80, pace_oid))) == "6A80", "MSE:Set AT without DO'83' -> 6A80")
+    check(sw_of(mse(tlv(0x80, pace_oid) + tlv(0x83, b"\x01") + tlv(0x7F4C, b"\x06\x00"))) == "9000",
           "MSE:Set AT ignores other DOs (7F4C)")
     check(sw_of(bytes.fromhex("0086000002 7C00 00".replace(" ", ""))) == "6985",
           "step 1 without command chaining (CLA 00) -> 6985")
@@ -493,8 +495,8 @@ class Quiet:
 
 def eac_chip(files, dump_dir=None, **kw):
     """EmrtdOS with AA/CA set up as `serve` does (key files, DG matching)."""
-    from .__main__ import DEFAULT_CA_KEY, DUMP_CA_KEY, build_aa, build_ca, key_file
-    from .keys import SecurityInfos
+    from vpassport.assemble import DEFAULT_CA_KEY, DUMP_CA_KEY, build_aa, build_ca, key_file
+    from vpassport.keys import SecurityInfos
     args = eac_args(dump_dir, **kw)
     dg14 = SecurityInfos(files["DG14"]) if "DG14" in files else None
     aa = build_aa(args, files, dg14, Quiet())
@@ -505,9 +507,9 @@ def eac_chip(files, dump_dir=None, **kw):
 
 def eac_session(label, files, mrz, expect_protocol, aa_detail, **kw):
     """BAC, AA, CA, all files read under the CA keys, AA again."""
-    from .aa_ca_client import Dg14, OpenSslAgreement, Terminal
-    from .dump import FILES
-    from .smoke_client import Reader
+    from aa_ca_client import Dg14, OpenSslAgreement, Terminal
+    from vpassport.dump import FILES
+    from smoke_client import Reader
     chip = kw.pop("chip", None) or eac_chip(files, **kw)
     r = Reader(Direct(chip))
     term = Terminal(r)
@@ -535,11 +537,11 @@ def synthetic_dg14(infos):
 
 def eac_round_trip():
     import tempfile
-    from . import ecc, keys
-    from .aa_ca_client import OpenSslAgreement, Terminal, encode_oid, verify_aa
-    from .dump import load_dump
-    from .sm import AesSession
-    from .smoke_client import Reader
+    from vpassport import ecc, keys
+    from aa_ca_client import OpenSslAgreement, Terminal, verify_aa
+    from vpassport.dump import load_dump
+    from vpassport.sm import AesSession
+    from smoke_client import Reader
     print("Active and Chip Authentication (in-process, terminal of aa_ca_client.py)")
     import shutil
     try:
@@ -569,7 +571,7 @@ def eac_round_trip():
 
     # AES SM example of the JSON file: an MSE:Set AT for CA, unwrapped by AesSession
     if os.path.exists(VECTORS):
-        from .apdu import parse_command
+        from vpassport.apdu import parse_command
         with open(VECTORS) as f:
             v = json.load(f)["sm_aes_example"]
         chip = EmrtdOS({"DG1": files["DG1"]})
@@ -595,35 +597,35 @@ def eac_round_trip():
     d = curve.random_scalar()
     ca_path = os.path.join(tmp, "ca.der")
     with open(ca_path, "wb") as f:       # PKCS#8 DER with standardizedDomainParameters
-        alg = tlv(0x30, tlv(0x06, encode_oid(keys.STANDARDIZED_DOMAIN_PARAMETERS)) + b"\x02\x01\x0D")
+        alg = tlv(0x30, oid(keys.STANDARDIZED_DOMAIN_PARAMETERS) + b"\x02\x01\x0D")
         f.write(tlv(0x30, b"\x02\x01\x00" + alg + tlv(0x04, tlv(0x30, b"\x02\x01\x01" + tlv(
             0x04, d.to_bytes(32, "big"))))))
     spki = tlv(0x30, alg + tlv(0x03, b"\x00" + curve.encode(curve.mul(d))))
-    aa_info = tlv(0x30, tlv(0x06, encode_oid(keys.ID_AA)) + b"\x02\x01\x01" +
-                  tlv(0x06, encode_oid("0.4.0.127.0.7.1.1.4.1.4")))
+    aa_info = tlv(0x30, oid(keys.ID_AA) + b"\x02\x01\x01" +
+                  oid("0.4.0.127.0.7.1.1.4.1.4"))
     for arc in (3, 4, 1):
-        oid = "0.4.0.127.0.7.2.2.3.2.%d" % arc
+        ca_oid = "0.4.0.127.0.7.2.2.3.2.%d" % arc
         dg14 = synthetic_dg14([
-            tlv(0x30, tlv(0x06, encode_oid(oid)) + b"\x02\x01\x01" + b"\x02\x01\x07"),
-            tlv(0x30, tlv(0x06, encode_oid(keys.ID_PK_ECDH)) + spki + b"\x02\x01\x07"),
+            tlv(0x30, oid(ca_oid) + b"\x02\x01\x01" + b"\x02\x01\x07"),
+            tlv(0x30, oid(keys.ID_PK_ECDH) + spki + b"\x02\x01\x07"),
             aa_info])
         gen = dict(files, DG14=dg14, DG15=dg15)
-        eac_session("generated: ECDSA P-384 AA, CA %s, keyId 7" % oid, gen, mrz, oid,
+        eac_session("generated: ECDSA P-384 AA, CA %s, keyId 7" % ca_oid, gen, mrz, ca_oid,
                     "ECDSA secp384r1 SHA384", aa_key=aa_path, ca_key=ca_path)
 
     # CA with DH (RFC 5114 1024-bit group, standardized id 0), terminal in Python
     group = ecc.standardized(0)
     x = group.random_exponent()
-    dh_alg = tlv(0x30, tlv(0x06, encode_oid(keys.STANDARDIZED_DOMAIN_PARAMETERS)) + b"\x02\x01\x00")
+    dh_alg = tlv(0x30, oid(keys.STANDARDIZED_DOMAIN_PARAMETERS) + b"\x02\x01\x00")
     dh_path = os.path.join(tmp, "dh.der")
     with open(dh_path, "wb") as f:
-        f.write(tlv(0x30, b"\x02\x01\x00" + dh_alg + tlv(0x04, keys_int(x))))
+        f.write(tlv(0x30, b"\x02\x01\x00" + dh_alg + tlv(0x04, integer(x))))
     y = pow(group.g, x, group.p)
     dh_oid = "0.4.0.127.0.7.2.2.3.1.2"
     dg14 = synthetic_dg14([
-        tlv(0x30, tlv(0x06, encode_oid(dh_oid)) + b"\x02\x01\x01"),
-        tlv(0x30, tlv(0x06, encode_oid(keys.ID_PK_DH)) + tlv(0x30, dh_alg + tlv(
-            0x03, b"\x00" + keys_int(y))))])
+        tlv(0x30, oid(dh_oid) + b"\x02\x01\x01"),
+        tlv(0x30, oid(keys.ID_PK_DH) + tlv(0x30, dh_alg + tlv(
+            0x03, b"\x00" + integer(y))))])
     gen = dict(files, DG14=dg14)
     del gen["DG15"]
     chip = eac_chip(gen, ca_key=dh_path)
@@ -631,7 +633,7 @@ def eac_round_trip():
     term = Terminal(r)
     r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
     r.bac(mrz)
-    from .aa_ca_client import Dg14, kdf
+    from aa_ca_client import Dg14, kdf
     info = Dg14(dg14)
     t = group.random_exponent()
     sw = term.send_key(info, group.encode(pow(group.g, t, group.p)))
@@ -673,10 +675,10 @@ def eac_round_trip():
     r.plain(0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
     r.bac(mrz)
     sws = [r.sm(0x88, 1, 0, bytes(8), ne=256)[1], r.sm(0x88, 0, 0, bytes(8))[1],
-           r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid("0.4.0.127.0.7.2.2.3.2.4")))[1],
-           r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid(aes128)))[1],
+           r.sm(0x22, 0x41, 0xA4, tlv(0x80, oid_body("0.4.0.127.0.7.2.2.3.2.4")))[1],
+           r.sm(0x22, 0x41, 0xA4, tlv(0x80, oid_body(aes128)))[1],
            r.sm(0x86, 0, 0, tlv(0x7C, tlv(0x80, bytes(65))))[1],
-           r.sm(0x22, 0x41, 0xA4, tlv(0x80, encode_oid(aes128)))[1],
+           r.sm(0x22, 0x41, 0xA4, tlv(0x80, oid_body(aes128)))[1],
            r.sm(0x86, 0, 0, tlv(0x7C, tlv(0x81, bytes(65))), ne=256)[1],
            r.sm(0x22, 0x41, 0xB6, b"")[1]]
     check(["%04X" % s for s in sws] ==
@@ -710,9 +712,9 @@ def eac_round_trip():
 def fault_cases():
     print("fault injection (--fault)")
     import time
-    from . import faults
-    from .chip import CardDropped
-    from .smoke_client import Reader
+    from vpassport import faults
+    from vpassport.chip import CardDropped
+    from smoke_client import Reader
     for spec, part in (("bad@DG2", "unknown kind"), ("drop", "one '@'"), ("drop@DG99", "unknown file"),
                        ("status:9000@DG2", "not an error"), ("status:69@DG2", "4 hex digits"),
                        ("slow@DG2", "seconds"), ("extra:0@DG2", "extra:N"), ("drop:1@DG2", "no value"),
@@ -842,17 +844,13 @@ def fault_cases():
             check(True, "drop@DG2: the card vanishes at an offset > 0")
 
 
-def keys_int(n):
-    return tlv(0x02, n.to_bytes(n.bit_length() // 8 + 1, "big"))
-
-
 def main():
     icao_vectors()
     mrz_cases()
     round_trip()
     eac_round_trip()
     fault_cases()
-    from . import openpace
+    from vpassport import openpace
     if openpace.available():
         pace_vectors()
         aes_sm_example()
@@ -861,3 +859,7 @@ def main():
         print("PACE: skipped, OpenPACE (Debian libeac3) is not installed")
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -13,8 +13,10 @@ import os
 
 from Cryptodome.Cipher import AES
 
-from . import immap, openpace
-from .pace import Profile, oid_bytes
+import testpaths  # noqa: F401  (puts scripts/ on sys.path)
+from der import oid_body
+from vpassport import immap, openpace
+from vpassport.pace import Profile
 
 MRZ, CAN = 1, 2
 
@@ -76,7 +78,7 @@ class PaceTerminal:
         return _parse(outer[0x7C])
 
     def mse_set_at(self, profile, ref, send_parameter_id=True):
-        data = _tlv(0x80, oid_bytes(profile.oid)) + _tlv(0x83, bytes([ref]))
+        data = _tlv(0x80, oid_body(profile.oid)) + _tlv(0x83, bytes([ref]))
         if send_parameter_id:
             data += _tlv(0x84, bytes([profile.parameter_id]))
         _, sw = self._send(bytes([0x00, 0x22, 0xC1, 0xA4, len(data)]) + data)
