@@ -1,3 +1,4 @@
+import PassportCrypto
 import COpenSSL
 import Foundation
 
@@ -35,7 +36,7 @@ public final class KeyStore: @unchecked Sendable {
 
     /// The key for one verifier origin (scheme://host[:port]), created on first use.
     public func pairwiseKey(for origin: String) throws -> P256PrivateKey {
-        let name = Base64URL.encode(SHA256.hash(Array("passport-pairwise:\(origin.lowercased())".utf8)))
+        let name = Base64URL.encode(OpenSSLCrypto.sha256(Array("passport-pairwise:\(origin.lowercased())".utf8)))
         return try loadOrCreate(folder.appendingPathComponent("pairwise").appendingPathComponent("\(name).json"))
     }
 
@@ -80,7 +81,7 @@ public final class KeyStore: @unchecked Sendable {
         var object: [String: Any] = ["version": 1, "did": did, "public_jwk": key.publicKey.jwk, "cipher": "A256GCM"]
         let kek: [UInt8]
         if let passphrase {
-            let salt = Random.bytes(16)
+            let salt = OpenSSLCrypto.randomBytes(16)
             kek = try KeyStore.scrypt(passphrase, salt: salt)
             object["kdf"] = "scrypt"
             object["salt"] = Base64URL.encode(salt)
@@ -89,7 +90,7 @@ public final class KeyStore: @unchecked Sendable {
             kek = try deviceKey(create: true)
             object["kdf"] = "device-key"
         }
-        let nonce = Random.bytes(12)
+        let nonce = OpenSSLCrypto.randomBytes(12)
         var scalar = try key.scalar()
         defer { for i in scalar.indices { scalar[i] = 0 } }
         let sealed = try AESGCM.seal(scalar, key: kek, nonce: nonce, aad: Array(did.utf8))
@@ -106,7 +107,7 @@ public final class KeyStore: @unchecked Sendable {
             return [UInt8](data)
         }
         guard create else { throw CredentialError.keyStore("the device key \(url.path) is missing: the stored keys cannot be opened.") }
-        let key = Random.bytes(32)
+        let key = OpenSSLCrypto.randomBytes(32)
         try writePrivateFile(key, to: url)
         return key
     }

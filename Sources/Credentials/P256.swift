@@ -1,3 +1,4 @@
+import PassportCrypto
 import COpenSSL
 import Foundation
 
@@ -50,7 +51,7 @@ public struct P256PublicKey: Sendable, Equatable, Hashable {
     /// RFC 7638 JWK thumbprint (SHA-256, base64url).
     public var thumbprint: String {
         let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(Base64URL.encode(x))\",\"y\":\"\(Base64URL.encode(y))\"}"
-        return Base64URL.encode(SHA256.hash(Array(canonical.utf8)))
+        return Base64URL.encode(OpenSSLCrypto.sha256(Array(canonical.utf8)))
     }
 
     func evpKey() throws -> OpaquePointer {
@@ -209,15 +210,5 @@ enum P256 {
         guard length > 0, let out else { return nil }
         defer { passport_openssl_free(out) }
         return Array(UnsafeBufferPointer(start: out, count: Int(length)))
-    }
-}
-
-/// SHA-256 through OpenSSL.
-public enum SHA256 {
-    public static func hash(_ data: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        precondition(EVP_Digest(data, data.count, &out, &length, EVP_sha256(), nil) == 1)
-        return out
     }
 }

@@ -1,3 +1,4 @@
+import PassportCrypto
 import Foundation
 
 /// The claims a passport-backed credential may carry: derived facts only, never MRZ data.
@@ -73,7 +74,7 @@ public enum PassportCredential {
                 disclosures.append(try SDJWT.Disclosure(salt: SDJWT.salt(), name: name, value: value))
             }
             // Digests sorted, decoys mixed in: neither order nor count tells what is inside.
-            let digests = (disclosures.map(\.digest) + SDJWT.decoys(2 + Int(Random.bytes(1)[0] % 3))).sorted()
+            let digests = (disclosures.map(\.digest) + SDJWT.decoys(2 + Int(OpenSSLCrypto.randomBytes(1)[0] % 3))).sorted()
             let payload: [String: Any] = [
                 "iss": did, "sub": did, "iat": iat, "exp": exp, "vct": vct,
                 "cnf": ["jwk": key.publicKey.jwk], "_sd": digests, "_sd_alg": "sha-256",

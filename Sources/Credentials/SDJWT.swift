@@ -1,3 +1,4 @@
+import PassportCrypto
 import Foundation
 
 /// SD-JWT (RFC 9901): selectively disclosable claims of a JWT, each released through a
@@ -54,14 +55,14 @@ public enum SDJWT {
         }
     }
 
-    public static func digest(_ text: String) -> String { Base64URL.encode(SHA256.hash(Array(text.utf8))) }
+    public static func digest(_ text: String) -> String { Base64URL.encode(OpenSSLCrypto.sha256(Array(text.utf8))) }
 
     /// 128-bit random salt, base64url (RFC 9901 §9.3 recommends at least 128 bits).
-    public static func salt() -> String { Base64URL.encode(Random.bytes(16)) }
+    public static func salt() -> String { Base64URL.encode(OpenSSLCrypto.randomBytes(16)) }
 
     /// Random digests that hide how many claims the issuer put in (RFC 9901 §4.2.5).
     public static func decoys(_ count: Int) -> [String] {
-        (0..<count).map { _ in Base64URL.encode(SHA256.hash(Random.bytes(32))) }
+        (0..<count).map { _ in Base64URL.encode(OpenSSLCrypto.sha256(OpenSSLCrypto.randomBytes(32))) }
     }
 
     /// Replaces digests in `payload` with the disclosed claims (RFC 9901 §7.1): `_sd` arrays in
@@ -130,15 +131,5 @@ public enum SDJWT {
     /// The SD-JWT part a KB-JWT's sd_hash covers: issuer JWT and disclosures, each followed by '~'.
     public static func presentedPart(jwt: String, disclosures: [String]) -> String {
         ([jwt] + disclosures).joined(separator: "~") + "~"
-    }
-}
-
-import COpenSSL
-
-enum Random {
-    static func bytes(_ count: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        precondition(RAND_bytes(&out, Int32(count)) == 1, "RAND_bytes failed")
-        return out
     }
 }

@@ -43,6 +43,8 @@ public struct TrustSources: Sendable {
     }
 }
 
+/// Passive authentication of a recorded dump folder, plus the check that its files are the ones
+/// the scan recorded (`manifest.json`).
 public enum DumpVerifier {
     /// Passive authentication of the dump folder at `folder` (any of the naming styles
     /// `DumpFolder` reads).
@@ -50,7 +52,9 @@ public enum DumpVerifier {
         try verify(dump: DumpFolder(reading: folder), trust: trust, now: now)
     }
 
-    /// Passive authentication of a dump folder.
+    /// Passive authentication of a dump folder already read. `at` fixes the time validity is
+    /// judged at (default: EF.SOD's signing time); `documentSigners` are DSC files for an EF.SOD
+    /// that carries none.
     public static func verify(dump: DumpFolder, trust: TrustStore, at: Date? = nil,
                               documentSigners: [URL] = [], now: Date = Date()) throws -> PassiveAuthenticationReport {
         let dscs = try documentSigners.flatMap { try Certificate.load(file: $0) }

@@ -26,8 +26,18 @@ public enum PassiveAuthentication {
             report.fail("EF.SOD is malformed: \(error)")
             return report
         }
+        checkHashes(files: files, sod: sod, &report)
+        let signer = cms.signers[0]
+        guard let dsc = checkSignature(cms, signer: signer, documentSigners: documentSigners, &report) else { return report }
+        judgementTime(at: at, signer: signer, dsc: dsc, now: now, &report)
+        let documentState = files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:))
+        guard let csca = checkChain(dsc: dsc, documentState: documentState, trust: trust, &report) else { return report }
+        checkRevocation(dsc: dsc, csca: csca, trust: trust, &report)
+        return report
+    }
 
-        // 1. Data-group hashes.
+    /// Step 1: every data group in the dump or listed in EF.SOD against its hash.
+    static func checkHashes(files: [LDSFile: [UInt8]], sod: SecurityObject, _ report: inout PassiveAuthenticationReport) {
         report.hashAlgorithm = sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID
         let present = Set(files.keys.compactMap { file -> Int? in if case .dataGroup(let n) = file { return n } else { return nil } })
         if present.isEmpty {
@@ -63,21 +73,24 @@ public enum PassiveAuthentication {
             }
             report.dataGroups.append(DataGroupCheck(number: number, status: status))
         }
+    }
 
-        // 2. The SOD signature, by the certificate the SignerInfo names.
-        let signer = cms.signers[0]
+    /// Step 2: EF.SOD's signature, by the certificate the SignerInfo names (embedded or
+    /// supplied). Returns that Document Signer certificate, or nil when there is none to check with.
+    static func checkSignature(_ cms: CMSSignedData, signer: SignerInfo, documentSigners: [Certificate],
+                               _ report: inout PassiveAuthenticationReport) -> Certificate? {
         var candidates: [Certificate] = documentSigners
         for der in cms.certificates {
             if let certificate = try? Certificate.fromSecurityObject(der) { candidates.append(certificate) }
         }
         guard let dsc = candidates.first(where: signer.identifies) else {
             report.fail("The Document Signer certificate is neither in EF.SOD nor supplied (--dsc): the signature cannot be checked.")
-            return report
+            return nil
         }
         report.documentSigner = CertificateInfo(dsc)
         guard let content = cms.content else {
             report.fail("EF.SOD has no encapsulated LDSSecurityObject.")
-            return report
+            return nil
         }
         switch CMSVerifier.verifySignerInfo(signer, content: content, contentType: cms.contentType, certificate: dsc) {
         case .success(let scheme):
@@ -88,8 +101,12 @@ public enum PassiveAuthentication {
             report.signature = .failed
             report.fail("The EF.SOD signature is invalid: \(reason.message).")
         }
+        return dsc
+    }
 
-        // 3. Time of judgement.
+    /// Step 3: the time validity is judged at.
+    static func judgementTime(at: Date?, signer: SignerInfo, dsc: Certificate, now: Date,
+                              _ report: inout PassiveAuthenticationReport) {
         if let at {
             report.validityTime = at
             report.validitySource = "given (--at)"
@@ -111,10 +128,12 @@ public enum PassiveAuthentication {
                 report.validitySource = "now (EF.SOD has no signing time)"
             }
         }
-        let time = report.validityTime
+    }
 
-        // 4. DSC → CSCA.
-        let documentState = files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:))
+    /// Step 4: DSC → a trusted CSCA that signed it, valid at the judgement time, of the issuing
+    /// state. Returns the CSCA (even when a later check failed), or nil when none signed the DSC.
+    static func checkChain(dsc: Certificate, documentState: String?, trust: TrustStore,
+                           _ report: inout PassiveAuthenticationReport) -> Certificate? {
         let country = documentState ?? dsc.issuer.country ?? "?"
         let named = trust.cscas.filter { candidate in
             candidate.subject.matches(dsc.issuer)
@@ -123,58 +142,57 @@ public enum PassiveAuthentication {
         guard !named.isEmpty else {
             report.chain = .failed
             report.fail("No trusted CSCA for \(country) (\(dsc.issuer)). Add a master list with --masterlist or the CSCA certificate with --csca.")
-            return report
+            return nil
         }
         let signing = named.filter { dsc.isSigned(by: $0) }
         guard !signing.isEmpty else {
             report.chain = .failed
             report.fail("The Document Signer certificate's signature does not verify with any trusted CSCA named \(dsc.issuer).")
-            return report
+            return nil
         }
+        let time = report.validityTime
         // Prefer a CSCA valid at the time; among those, a self-signed one over a link certificate.
         let csca = signing.first { $0.isValid(at: time) && $0.isSelfIssued } ?? signing.first { $0.isValid(at: time) } ?? signing[0]
         report.csca = CertificateInfo(csca)
-        var chainOK = true
+        let failuresBefore = report.failures.count
         if !csca.isCA {
-            chainOK = false
             report.fail("The certificate that issued the DSC (\(csca.subject)) is not a CA certificate.")
         }
         if !dsc.isValid(at: time) {
-            chainOK = false
             report.fail("The Document Signer certificate was not valid at \(iso(time)) (\(report.validitySource)): it is valid from \(iso(dsc.notBefore)) to \(iso(dsc.notAfter)).")
         }
         if !csca.isValid(at: time) {
-            chainOK = false
             report.fail("The CSCA \(csca.subject) was not valid at \(iso(time)): it is valid from \(iso(csca.notBefore)) to \(iso(csca.notAfter)).")
         }
         let cscaCountry = csca.subject.country ?? ""
         if let dscCountry = dsc.subject.country, !dscCountry.isEmpty, dscCountry.uppercased() != cscaCountry.uppercased() {
-            chainOK = false
             report.fail("The Document Signer (C=\(dscCountry)) and its CSCA (C=\(cscaCountry)) are of different countries.")
         }
         if let documentState, !CountryCodes.matches(certificateCountry: cscaCountry, mrzCode: documentState) {
-            chainOK = false
             report.fail("The CSCA is of \(cscaCountry), but the document was issued by \(documentState).")
         }
-        report.chain = chainOK ? .passed : .failed
+        report.chain = report.failures.count == failuresBefore ? .passed : .failed
+        return csca
+    }
 
-        // 5. Revocation: every CRL of this CSCA must be genuine, and none may list the DSC.
+    /// Step 5: every CRL of this CSCA must be genuine, and none may list the DSC.
+    static func checkRevocation(dsc: Certificate, csca: Certificate, trust: TrustStore,
+                                _ report: inout PassiveAuthenticationReport) {
         let relevant = trust.crls.filter { $0.issuer.matches(csca.subject) }
-        if relevant.isEmpty {
+        guard !relevant.isEmpty else {
             report.revocation = .notChecked
-        } else {
-            report.revocation = .passed
-            for crl in relevant {
-                if !trust.crl(crl, isSignedBy: csca) {
-                    report.revocation = .failed
-                    report.fail("The CRL \(crl.source) is not signed by \(csca.subject): it cannot be trusted.")
-                } else if crl.revokes(dsc) {
-                    report.revocation = .failed
-                    report.fail("The Document Signer certificate (serial \(hexString(dsc.serialNumber))) is revoked by \(crl.source).")
-                }
+            return
+        }
+        report.revocation = .passed
+        for crl in relevant {
+            if !trust.crl(crl, isSignedBy: csca) {
+                report.revocation = .failed
+                report.fail("The CRL \(crl.source) is not signed by \(csca.subject): it cannot be trusted.")
+            } else if crl.revokes(dsc) {
+                report.revocation = .failed
+                report.fail("The Document Signer certificate (serial \(hexString(dsc.serialNumber))) is revoked by \(crl.source).")
             }
         }
-        return report
     }
 
     static func iso(_ date: Date) -> String {

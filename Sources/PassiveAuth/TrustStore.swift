@@ -5,7 +5,9 @@ import LDS
 /// Trust anchors for passive authentication: CSCA certificates (from ICAO master lists, files
 /// or folders, link certificates included) and CRLs. Every CSCA here is trusted as an anchor.
 public final class TrustStore: @unchecked Sendable {
+    /// Every trusted CSCA, in the order added (duplicates are kept).
     public private(set) var cscas: [Certificate] = []
+    /// CRLs; one counts for a CSCA only when that CSCA signed it.
     public private(set) var crls: [RevocationList] = []
     /// What was loaded from where, and master-list signature results, for reports.
     public private(set) var notes: [String] = []
@@ -37,6 +39,7 @@ public final class TrustStore: @unchecked Sendable {
         return config.appendingPathComponent("passport/trust")
     }
 
+    /// True while no CSCA has been added: every chain check then fails with "no trusted CSCA".
     public var isEmpty: Bool { cscas.isEmpty }
 
     /// Adds CSCA certificates from a file (DER or PEM) or every certificate, master list and
@@ -55,6 +58,8 @@ public final class TrustStore: @unchecked Sendable {
         }
     }
 
+    /// Adds every master list (.ml), CRL (.crl) and certificate (.der, .cer, .crt, .pem) in the
+    /// folder, by extension; other files and hidden ones are skipped.
     public func addFolder(_ url: URL) throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: url.path).sorted()
         for name in names where !name.hasPrefix(".") {
@@ -68,6 +73,7 @@ public final class TrustStore: @unchecked Sendable {
         }
     }
 
+    /// Adds the CRLs of a file (DER or PEM). Their signatures are checked when a chain uses them.
     public func addCRL(at url: URL) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { throw PassiveAuthenticationError.fileNotFound(url.path) }
         crls += try RevocationList.load(file: url)

@@ -15,7 +15,16 @@ public func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// Prints one JSON object on stdout.
+/// Prints a typed report as one JSON object on stdout (the shapes of docs/schemas).
+public func printJSON(_ report: some Encodable) {
+    guard let data = try? ReportEncoding.data(report) else {
+        printError("error: the report could not be encoded as JSON")
+        return
+    }
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+/// Prints one JSON object on stdout (benchmark figures, which have no documented shape).
 public func printJSON(_ object: [String: Any]) {
     let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     FileHandle.standardOutput.write(data + Data("\n".utf8))
@@ -87,6 +96,6 @@ public func fail(_ error: Error, json: Bool) -> ExitCode {
     let (exit, code) = classify(error)
     let message = String(describing: error)
     printError("error: \(message)")
-    if json { printJSON(["ok": false, "error": ["code": code, "message": message]]) }
+    if json { printJSON(ErrorReport(code: code, message: message)) }
     return exit
 }

@@ -2,10 +2,11 @@ import Foundation
 import LDS
 import MRZ
 
-/// Everything a dump's data groups say, as JSON-ready values and as report lines. Used by
-/// `passport show` and `passport scan`. This is personal data: shown only to the user who asked.
-public struct DocumentDetails: @unchecked Sendable {
-    public private(set) var json: [String: Any] = [:]
+/// Everything a dump's data groups say, as a typed report (for `--json`) and as report lines.
+/// Used by `passport show` and `passport scan`. This is personal data: shown only to the user
+/// who asked.
+public struct DocumentDetails: Sendable {
+    public private(set) var report = DocumentReport()
     public private(set) var lines: [(String, String)] = []
     /// Problems parsing individual files (the rest is still shown).
     public private(set) var problems: [String] = []
@@ -17,13 +18,13 @@ public struct DocumentDetails: @unchecked Sendable {
         }
         attempt(.com) { bytes in
             let com = try EFCOM(bytes: bytes)
-            json["com"] = ["lds_version": com.ldsVersion as Any? ?? NSNull(), "unicode_version": com.unicodeVersion as Any? ?? NSNull(),
-                           "data_groups": com.dataGroups.map(\.name)]
+            report.com = DocumentReport.COM(ldsVersion: com.ldsVersion, unicodeVersion: com.unicodeVersion,
+                                            dataGroups: com.dataGroups.map(\.name))
             lines.append(("LDS", "version \(com.ldsVersion ?? "?"), lists \(com.dataGroups.map(\.name).joined(separator: " "))"))
         }
         attempt(.dataGroup(1)) { bytes in
             let summary = DocumentSummary(dg1: try DataGroup1(bytes: bytes), now: now)
-            json["document"] = (try? JSONSerialization.jsonObject(with: JSONEncoder().encode(summary))) ?? [:]
+            report.document = summary
             lines += [("Document", "\(summary.documentCode) (\(summary.mrzFormat)), issued by \(summary.issuingState)"),
                       ("Name", "\(summary.primaryIdentifier), \(summary.secondaryIdentifier)"),
                       ("Number", summary.documentNumber), ("Nationality", summary.nationality),
@@ -31,12 +32,11 @@ public struct DocumentDetails: @unchecked Sendable {
         }
         attempt(.dataGroup(2)) { bytes in
             let dg2 = try DataGroup2(bytes: bytes)
-            json["face"] = dg2.faces.map { face -> [String: Any] in
-                ["standard": face.standard, "format": face.format.rawValue, "width": face.width ?? NSNull(),
-                 "height": face.height ?? NSNull(), "image_bytes": face.image.count, "gender": face.gender ?? NSNull(),
-                 "eye_colour": face.eyeColour ?? NSNull(), "hair_colour": face.hairColour ?? NSNull(),
-                 "expression": face.expression ?? NSNull(),
-                 "feature_points": face.featurePoints.map { ["code": $0.code, "x": $0.x, "y": $0.y] }]
+            report.face = dg2.faces.map { face in
+                DocumentReport.Face(standard: face.standard, format: face.format.rawValue, width: face.width,
+                                    height: face.height, imageBytes: face.image.count, gender: face.gender,
+                                    eyeColour: face.eyeColour, hairColour: face.hairColour, expression: face.expression,
+                                    featurePoints: face.featurePoints.map { .init(code: $0.code, x: $0.x, y: $0.y) })
             }
             for face in dg2.faces {
                 let size = face.width.map { w in "\(w)×\(face.height ?? 0), " } ?? ""
@@ -45,73 +45,59 @@ public struct DocumentDetails: @unchecked Sendable {
         }
         attempt(.dataGroup(11)) { bytes in
             let dg11 = try DataGroup11(bytes: bytes)
-            var object: [String: Any] = [:]
-            let fields: [(String, String, String?)] = [
-                ("full_name", "Full name", dg11.fullName), ("personal_number", "Personal no.", dg11.personalNumber),
-                ("full_date_of_birth", "Date of birth", dg11.fullDateOfBirth), ("place_of_birth", "Place of birth", dg11.placeOfBirth),
-                ("address", "Address", dg11.address), ("telephone", "Telephone", dg11.telephone),
-                ("profession", "Profession", dg11.profession), ("title", "Title", dg11.title),
-                ("personal_summary", "Summary", dg11.personalSummary), ("custody_information", "Custody", dg11.custodyInformation),
+            report.dg11 = DocumentReport.DG11(
+                fullName: dg11.fullName, personalNumber: dg11.personalNumber, fullDateOfBirth: dg11.fullDateOfBirth,
+                placeOfBirth: dg11.placeOfBirth, address: dg11.address, telephone: dg11.telephone,
+                profession: dg11.profession, title: dg11.title, personalSummary: dg11.personalSummary,
+                custodyInformation: dg11.custodyInformation, otherNames: dg11.otherNames.isEmpty ? nil : dg11.otherNames)
+            let fields: [(String, String?)] = [
+                ("Full name", dg11.fullName), ("Personal no.", dg11.personalNumber), ("Date of birth", dg11.fullDateOfBirth),
+                ("Place of birth", dg11.placeOfBirth), ("Address", dg11.address), ("Telephone", dg11.telephone),
+                ("Profession", dg11.profession), ("Title", dg11.title), ("Summary", dg11.personalSummary),
+                ("Custody", dg11.custodyInformation),
             ]
-            for (key, label, value) in fields {
-                guard let value else { continue }
-                object[key] = value
-                lines.append((label, DataGroup11.readable(value)))
+            for (label, value) in fields {
+                if let value { lines.append((label, DataGroup11.readable(value))) }
             }
             if !dg11.otherNames.isEmpty {
-                object["other_names"] = dg11.otherNames
                 lines.append(("Other names", dg11.otherNames.map(DataGroup11.readable).joined(separator: "; ")))
             }
-            json["dg11"] = object
         }
         attempt(.dataGroup(12)) { bytes in
             let dg12 = try DataGroup12(bytes: bytes)
-            var object: [String: Any] = ["front_image": dg12.hasFrontImage, "rear_image": dg12.hasRearImage]
-            if let v = dg12.issuingAuthority { object["issuing_authority"] = v; lines.append(("Authority", DataGroup11.readable(v))) }
-            if let v = dg12.dateOfIssue { object["date_of_issue"] = v; lines.append(("Issued", v)) }
-            if let v = dg12.endorsements { object["endorsements"] = v; lines.append(("Endorsements", DataGroup11.readable(v))) }
-            if !dg12.otherPersons.isEmpty { object["other_persons"] = dg12.otherPersons }
-            json["dg12"] = object
+            report.dg12 = DocumentReport.DG12(frontImage: dg12.hasFrontImage, rearImage: dg12.hasRearImage,
+                                              issuingAuthority: dg12.issuingAuthority, dateOfIssue: dg12.dateOfIssue,
+                                              endorsements: dg12.endorsements,
+                                              otherPersons: dg12.otherPersons.isEmpty ? nil : dg12.otherPersons)
+            if let v = dg12.issuingAuthority { lines.append(("Authority", DataGroup11.readable(v))) }
+            if let v = dg12.dateOfIssue { lines.append(("Issued", v)) }
+            if let v = dg12.endorsements { lines.append(("Endorsements", DataGroup11.readable(v))) }
         }
         attempt(.dataGroup(14)) { bytes in
             let infos = try SecurityInfos(bytes: bytes)
-            json["dg14"] = DocumentDetails.securityInfosJSON(infos)
+            report.dg14 = infos.infos.map(SecurityInfoReport.init)
             for ca in infos.chipAuthenticationInfos {
                 lines.append(("DG14", "Chip Authentication \(ca.isDH ? "DH" : "ECDH"), \(ca.cipher?.rawValue ?? "?"), version \(ca.version)"))
             }
         }
         attempt(.dataGroup(15)) { bytes in
             let dg15 = try DataGroup15(bytes: bytes)
-            json["dg15"] = ["algorithm": dg15.isRSA ? "RSA" : "EC", "algorithm_oid": dg15.algorithmOID,
-                            "public_key_bytes": dg15.subjectPublicKeyInfo.count]
+            report.dg15 = DocumentReport.DG15(algorithm: dg15.isRSA ? "RSA" : "EC", algorithmOID: dg15.algorithmOID,
+                                              publicKeyBytes: dg15.subjectPublicKeyInfo.count)
             lines.append(("DG15", "Active Authentication \(dg15.isRSA ? "RSA" : "ECDSA") public key"))
         }
         attempt(.cardAccess) { bytes in
             let infos = try SecurityInfos(bytes: bytes)
-            json["card_access"] = DocumentDetails.securityInfosJSON(infos)
+            report.cardAccess = infos.infos.map(SecurityInfoReport.init)
             for pace in infos.paceInfos { lines.append(("PACE", pace.description)) }
         }
         attempt(.sod) { bytes in
             let sod = try SecurityObject(bytes: bytes)
-            json["sod"] = ["hash_algorithm": sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID,
-                           "lds_security_object_version": sod.version,
-                           "data_groups": sod.dataGroupHashes.keys.sorted().map { "DG\($0)" }]
+            report.sod = DocumentReport.SOD(hashAlgorithm: sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID,
+                                            ldsSecurityObjectVersion: sod.version,
+                                            dataGroups: sod.dataGroupHashes.keys.sorted().map { "DG\($0)" })
             lines.append(("SOD", "\(sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID) hashes of " + sod.dataGroupHashes.keys.sorted().map { "DG\($0)" }.joined(separator: " ")))
         }
-        if !problems.isEmpty { json["problems"] = problems }
-    }
-
-    static func securityInfosJSON(_ infos: SecurityInfos) -> [[String: Any]] {
-        infos.infos.map { info -> [String: Any] in
-            switch info {
-            case .pace(let p): return ["type": "PACEInfo", "protocol": p.protocolOID, "description": p.description]
-            case .paceDomainParameters(let oid, _, let id): return ["type": "PACEDomainParameterInfo", "protocol": oid, "parameter_id": id ?? NSNull()]
-            case .chipAuthentication(let c): return ["type": "ChipAuthenticationInfo", "protocol": c.protocolOID, "version": c.version, "key_id": c.keyID ?? NSNull()]
-            case .chipAuthenticationPublicKey(let k): return ["type": "ChipAuthenticationPublicKeyInfo", "protocol": k.protocolOID, "key_id": k.keyID ?? NSNull()]
-            case .activeAuthentication(let a): return ["type": "ActiveAuthenticationInfo", "signature_algorithm": a.signatureAlgorithmOID ?? NSNull()]
-            case .terminalAuthentication(let v): return ["type": "TerminalAuthenticationInfo", "version": v]
-            case .other(let oid, _): return ["type": "other", "protocol": oid]
-            }
-        }
+        if !problems.isEmpty { report.problems = problems }
     }
 }

@@ -109,3 +109,8 @@ extension CredentialError: ReportableError {
         return ExitStatus.invalid
     }
 }
+
+extension CredentialIssuer.IssueError: ReportableError {
+    public var code: String { "not_verified" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}

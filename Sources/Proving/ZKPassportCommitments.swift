@@ -380,7 +380,7 @@ public enum ZKPassportCommitments {
     /// no string. service_scope = scopeHash(domain), service_subscope = scopeHash(purpose).
     public static func scopeHash(_ value: String?) -> FieldElement {
         guard let value, !value.isEmpty else { return .zero }
-        return FieldElement(bytesBigEndian: sha256(Array(value.utf8)).prefix(31))
+        return FieldElement(bytesBigEndian: OpenSSLCrypto.sha256(Array(value.utf8)).prefix(31))
     }
 
     /// compare_age's `calculate_param_commitment`: H(PROOF_TYPE_AGE = 1, 2, min, max).
@@ -392,7 +392,7 @@ public enum ZKPassportCommitments {
     /// compare_age_evm: the first 31 bytes of SHA-256([1, 0x00, 0x02, min, max]), big-endian.
     public static func ageParamCommitmentEVM(minimumAge: Int, maximumAge: Int) -> FieldElement {
         let message: [UInt8] = [UInt8(proofTypeAge), 0, 2, UInt8(truncatingIfNeeded: minimumAge), UInt8(truncatingIfNeeded: maximumAge)]
-        return FieldElement(bytesBigEndian: sha256(message).prefix(31))
+        return FieldElement(bytesBigEndian: OpenSSLCrypto.sha256(message).prefix(31))
     }
 
     // MARK: ECDSA signature processing (zkpassport-utils processECDSASignature)
@@ -466,16 +466,6 @@ public enum ZKPassportCommitments {
     }
 
     // MARK: Helpers
-
-    static func sha256(_ data: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = data.withUnsafeBytes { buffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, &out, &length, EVP_sha256(), nil)
-        }
-        precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
-        return out
-    }
 
     /// A random non-zero 248-bit field element (below the modulus).
     public static func randomSalt() -> FieldElement {

@@ -42,23 +42,12 @@ struct IssueCommand: ParsableCommand {
             if let out { try writePrivateFile(Data(outcome.credential.utf8), to: out) }
             if let reason = outcome.proverFallbackReason { printError("note: \(reason)") }
             if json {
-                var claims: [String: Any] = [:]
-                for (name, value) in outcome.claims.claims { claims[name] = value }
-                printJSON(["ok": true, "format": outcome.format.rawValue, "holder": outcome.holderDID,
-                           "verification_method": outcome.claims.verificationMethod,
-                           "trust_level": outcome.claims.trustLevel, "claims": claims,
-                           "prover": ["proof": outcome.proverFallbackReason == nil,
-                                      "reason": outcome.proverFallbackReason as Any? ?? NSNull()] as [String: Any],
-                           "credential": out == nil ? outcome.credential : NSNull(), "out": out ?? NSNull()])
+                printJSON(try IssueReport(outcome, out: out))
             } else if out == nil {
                 print(outcome.credential)
             } else {
-                print("Credential (\(outcome.format.rawValue), \(outcome.claims.verificationMethod), \(outcome.claims.trustLevel) \(outcome.claims.trustLevelName)) written to \(out!)")
+                print("Credential (\(outcome.format.rawValue), \(outcome.claims.verificationMethod), \(outcome.claims.trustLevel) \(outcome.claims.trustLevelName)) written to \(out ?? "")")
             }
-        } catch let error as CredentialIssuer.IssueError {
-            printError("error: \(error)")
-            if json { printJSON(["ok": false, "error": ["code": "not_verified", "message": error.description]]) }
-            throw Exit.invalidDocument
         } catch {
             throw fail(error, json: json)
         }
@@ -92,8 +81,7 @@ struct PresentCommand: ParsableCommand {
             let chosen = Set(disclose.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             let token = try PassportCredential.present(claims, format: format, disclose: chosen, audience: aud, nonce: nonce, key: pairwise)
             if json {
-                printJSON(["ok": true, "token": token, "format": format.rawValue, "did": DIDKey.did(for: pairwise.publicKey),
-                           "disclosed": chosen.sorted()])
+                printJSON(PresentReport(token: token, format: format, did: DIDKey.did(for: pairwise.publicKey), disclosed: chosen))
             } else {
                 print(token)
             }
@@ -120,8 +108,7 @@ struct VerifyPresentationCommand: ParsableCommand {
             verifier.maxAge = maxAge
             let result = try verifier.verify(try readTokenArgument(token))
             if json {
-                printJSON(["ok": true, "format": result.format.rawValue, "issuer": result.issuer, "claims": result.claims,
-                           "expires": result.expiry.map(isoTime) ?? NSNull()])
+                printJSON(try PresentationReport(result))
             } else {
                 print("Presentation valid (\(result.format.rawValue)) from \(result.issuer)")
                 for (name, value) in result.claims.sorted(by: { $0.key < $1.key }) {
@@ -131,7 +118,7 @@ struct VerifyPresentationCommand: ParsableCommand {
             }
         } catch let error as CredentialError {
             printError("error: \(error)")
-            if json { printJSON(["ok": false, "error": ["code": "invalid_presentation", "message": error.description]]) }
+            if json { printJSON(ErrorReport(code: "invalid_presentation", message: error.description)) }
             throw Exit.invalidDocument
         } catch {
             throw fail(error, json: json)

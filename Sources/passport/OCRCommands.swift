@@ -3,27 +3,7 @@ import PassportCLI
 import Foundation
 import MRZ
 import MRZScanner
-
-/// The MRZ fields and check-digit statuses, for `ocr` and `scan --mrz-image`.
-func mrzReport(_ mrz: MRZ) -> [String: Any] {
-    [
-        "format": mrz.format.rawValue.uppercased(),
-        "document_code": mrz.documentCode,
-        "issuing_state": mrz.issuingState,
-        "document_number": mrz.documentNumber,
-        "nationality": mrz.nationality,
-        "birth_date": mrz.birthDate,
-        "sex": mrz.sex,
-        "expiry_date": mrz.expiryDate,
-        "optional_data": mrz.optionalData,
-        "primary_identifier": mrz.primaryIdentifier,
-        "secondary_identifier": mrz.secondaryIdentifier,
-    ]
-}
-
-func checkReport(_ checks: [CheckDigitResult]) -> [[String: Any]] {
-    checks.map { ["field": $0.field.rawValue, "found": String($0.found), "expected": $0.expected.map(String.init) ?? "", "valid": $0.isValid] }
-}
+import PassportKit
 
 /// Reads the MRZ from a photo, explaining on stderr when the fallback model is in use.
 func scanMRZImage(_ path: String, tessdata: String?) throws -> (MRZScanResult, MRZModel) {
@@ -50,12 +30,8 @@ struct OCRCommand: ParsableCommand {
             let (result, model) = try scanMRZImage(image, tessdata: tessdata)
             let mrz = result.mrz
             if json {
-                let object: [String: Any] = ["ok": true, "lines": mrz.lines, "fields": mrzReport(mrz),
-                                             "checks": checkReport(mrz.checks),
-                                             "recognised_lines": result.recognisedLines,
-                                             "corrections": result.corrections.map { ["line": $0.line, "position": $0.position, "from": String($0.from), "to": String($0.to)] },
-                                             "model": model.language, "skew_degrees": (result.skewDegrees * 10).rounded() / 10]
-                printJSON(object)
+                printJSON(OCRReport(mrz: mrz, recognisedLines: result.recognisedLines, corrections: result.corrections,
+                                    model: model.language, skewDegrees: result.skewDegrees))
             } else {
                 for line in mrz.lines { print(line) }
                 print("")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PassportCLI
 import CardIO
+import PassportKit
 
 struct ReadersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,12 +10,12 @@ struct ReadersCommand: ParsableCommand {
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
-        var entries: [[String: Any]] = []
+        var entries: [ReadersReport.Reader] = []
         var problems: [String] = []
         do {
             let context = try PCSCContext()
             for name in try context.readers() {
-                entries.append(["name": name, "backend": "pcsc", "card_present": (try? context.isCardPresent(reader: name)) ?? false])
+                entries.append(.init(name: name, backend: "pcsc", cardPresent: (try? context.isCardPresent(reader: name)) ?? false))
             }
         } catch let error as CardIOError where error == .serviceUnavailable || error == .noReaders {
             problems.append(error.description)
@@ -22,20 +23,20 @@ struct ReadersCommand: ParsableCommand {
             throw fail(error, json: json)
         }
         if let nfc = try? NFCContext() {
-            for connstring in nfc.devices() { entries.append(["name": connstring, "backend": "libnfc"]) }
+            for connstring in nfc.devices() { entries.append(.init(name: connstring, backend: "libnfc", cardPresent: nil)) }
         }
         let usb = USBReaders.scan()
         problems += usb.compactMap(\.advice)
         if json {
-            printJSON(["ok": true, "readers": entries, "problems": problems])
+            printJSON(ReadersReport(readers: entries, problems: problems))
             return
         }
         if entries.isEmpty {
             print("No readers found. Plug in a reader; see the README for pcscd, the udev rules and libnfc.")
         }
         for entry in entries {
-            let present = entry["backend"] as? String == "pcsc" ? (entry["card_present"] as? Bool == true ? ", card present" : ", no card") : ""
-            print("\(entry["name"]!)  [\(entry["backend"]!)\(present)]")
+            let present = entry.cardPresent.map { $0 ? ", card present" : ", no card" } ?? ""
+            print("\(entry.name)  [\(entry.backend)\(present)]")
         }
         for problem in problems { print("note: \(problem)") }
     }

@@ -89,7 +89,7 @@ struct ScanCommand: ParsableCommand {
                     // The transmit cannot be interrupted: report and leave (nothing was saved yet).
                     let message = "The chip did not answer within \(formatted(limit)) s. Nothing was saved. Move the passport a little and scan again."
                     printError("error: \(message)")
-                    if json { printJSON(["ok": false, "error": ["code": "chip_timeout", "message": message]]) }
+                    if json { printJSON(ErrorReport(code: "chip_timeout", message: message)) }
                     Foundation.exit(1)
                 },
                 events: progress.handle)
@@ -124,33 +124,13 @@ struct ScanCommand: ParsableCommand {
         let details = DocumentDetails(files: contents.files)
         let files = contents.files.keys.sorted()
         if json {
-            var object: [String: Any] = details.json
-            object["ok"] = true
-            object["dump"] = dump.path
-            object["reader"] = contents.readerName
-            object["access_protocol"] = contents.accessProtocol
-            object["extended_length"] = contents.extendedLength
-            object["apdus"] = contents.apdus
-            object["seconds"] = (contents.seconds * 1000).rounded() / 1000
-            object["files"] = files.map { file -> [String: Any] in
-                ["name": file.name, "size": contents.files[file]!.count, "apdus": contents.statistics[file]?.apdus ?? 0]
-            }
-            object["chip_authentication"] = ["status": contents.chipAuthentication.status, "detail": contents.chipAuthentication.detail as Any? ?? NSNull()]
-            object["active_authentication"] = ["status": contents.activeAuthentication.status, "detail": contents.activeAuthentication.detail as Any? ?? NSNull()]
-            object["unavailable"] = contents.unavailable.keys.sorted().map { ["name": $0.name, "reason": contents.unavailable[$0]!] }
-            if let verification {
-                object.merge(reportJSON(verification)) { $1 }
-                object["ok"] = verification.passed
-            } else {
-                object["passive_authentication"] = NSNull()
-            }
-            printJSON(object)
+            printJSON(ScanReport(contents: contents, dump: dump, details: details, verification: verification))
             return
         }
         print("Passport read in \(String(format: "%.2f", contents.seconds)) s with \(contents.apdus) APDUs "
               + "(\(contents.accessProtocol), \(contents.extendedLength ? "extended length" : "short APDUs"))")
         for (label, value) in details.lines { print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(value)") }
-        print("  Files          " + files.map { "\($0.name) (\(contents.files[$0]!.count) B)" }.joined(separator: ", "))
+        print("  Files          " + files.map { "\($0.name) (\(contents.files[$0]?.count ?? 0) B)" }.joined(separator: ", "))
         for (file, reason) in contents.unavailable.sorted(by: { $0.key < $1.key }) {
             print("  Not read       \(file.name): \(reason)")
         }

@@ -17,13 +17,10 @@ struct ShowCommand: ParsableCommand {
             let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
             let details = DocumentDetails(files: folder.files)
             if json {
-                var object = details.json
-                object["ok"] = details.problems.isEmpty
-                object["files"] = folder.files.keys.sorted().map { ["name": $0.name, "size": folder.files[$0]!.count] }
-                printJSON(object)
+                printJSON(ShowReport(dump: folder, details: details))
             } else {
                 for (label, value) in details.lines { print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(value)") }
-                print("  Files          " + folder.files.keys.sorted().map { "\($0.name) (\(folder.files[$0]!.count) B)" }.joined(separator: ", "))
+                print("  Files          " + folder.files.sorted { $0.key < $1.key }.map { "\($0.key.name) (\($0.value.count) B)" }.joined(separator: ", "))
                 for problem in details.problems { print("  Problem        \(problem)") }
             }
             if !details.problems.isEmpty { throw Exit.invalidDocument }
@@ -53,7 +50,7 @@ struct PhotoCommand: ParsableCommand {
             let size = try ImageConverter.dimensions(of: face.image)
             try writePrivateFile(Data(output), to: out)
             if json {
-                printJSON(["ok": true, "out": out, "source_format": face.format.rawValue, "width": size.width, "height": size.height, "bytes": output.count])
+                printJSON(PhotoReport(out: out, sourceFormat: face.format.rawValue, width: size.width, height: size.height, bytes: output.count))
             } else {
                 print("Saved the face image (\(face.format.rawValue), \(size.width)×\(size.height)) to \(out)")
             }

@@ -34,11 +34,7 @@ struct VerifyCommand: ParsableCommand {
             let report = try DumpVerifier.verify(dump: folder, trust: trust, at: at.flatMap(parseDay),
                                                  documentSigners: dscs.map(URL.init(fileURLWithPath:)))
             if json {
-                var object = reportJSON(report)
-                object["ok"] = report.passed
-                object["dump"] = folder.url.path
-                object["trust"] = trust.notes
-                printJSON(object)
+                printJSON(VerifyReport(dump: folder.url.path, trust: trust, report: report))
             } else {
                 printReport(report, trust: trust)
             }
@@ -49,35 +45,6 @@ struct VerifyCommand: ParsableCommand {
             throw fail(error, json: json)
         }
     }
-}
-
-/// Trust-anchor flags shared by `verify`, `scan` and `issue`.
-func certificateJSON(_ info: CertificateInfo?) -> Any {
-    guard let info else { return NSNull() }
-    return ["subject": info.subject, "issuer": info.issuer, "serial": info.serialNumber,
-            "not_before": isoTime(info.notBefore), "not_after": isoTime(info.notAfter),
-            "key": info.key, "source": info.source]
-}
-
-func reportJSON(_ report: PassiveAuthenticationReport) -> [String: Any] {
-    [
-        "passive_authentication": [
-            "passed": report.passed,
-            "hash_algorithm": report.hashAlgorithm ?? NSNull(),
-            "hashes_checked": report.hashesChecked,
-            "data_groups": report.dataGroups.map { ["number": $0.number, "status": $0.status.rawValue] },
-            "signature": report.signature.rawValue,
-            "signature_algorithm": report.signatureScheme ?? NSNull(),
-            "chain": report.chain.rawValue,
-            "revocation": report.revocation.rawValue,
-            "document_signer": certificateJSON(report.documentSigner),
-            "csca": certificateJSON(report.csca),
-            "validity_time": isoTime(report.validityTime),
-            "validity_time_source": report.validitySource,
-            "failures": report.failures,
-            "warnings": report.warnings,
-        ] as [String: Any],
-    ]
 }
 
 func printReport(_ report: PassiveAuthenticationReport, trust: TrustStore) {

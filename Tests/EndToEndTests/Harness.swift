@@ -91,6 +91,24 @@ enum Harness {
         try run(passportExecutable, arguments, environment: environment, timeout: timeout)
     }
 
+    static let schemaChecker = TestPaths.projectRoot.appendingPathComponent("scripts/check-json-schema")
+
+    /// The errors an independent JSON Schema validator (python3-jsonschema) finds in `json`
+    /// against docs/schemas/NAME.schema.json; empty when it conforms.
+    static func schemaErrors(_ json: String, schema: String) throws -> String? {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("shape-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let r = try run(schemaChecker, [schema, file.path], timeout: 60)
+        return r.status == 0 ? nil : "exit \(r.status): \(r.stderr)"
+    }
+
+    /// Expects a command's stdout to be one JSON object of the documented shape.
+    static func expectShape(_ result: Result, _ schema: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let errors = try schemaErrors(result.stdout, schema: schema)
+        #expect(errors == nil, "output does not match docs/schemas/\(schema).schema.json: \(errors ?? "")", sourceLocation: sourceLocation)
+    }
+
     static let virtualPassportScript = TestPaths.projectRoot.appendingPathComponent("scripts/virtual-passport")
 
     /// Starts the virtual passport serving `dump` (restarting it if one runs).

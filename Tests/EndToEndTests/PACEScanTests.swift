@@ -30,6 +30,7 @@ final class PACEScans {
         for (password, name) in [(Self.mrzArguments, "MRZ"), (["--can", "123456"], "CAN")] {
             let (r, out) = try scan(options, password)
             try #require(r.status == 0, "\(profile) with \(name): \(r.stderr)")
+            try Harness.expectShape(r, "scan")
             let json = try #require(r.json)
             #expect(json["access_protocol"] as? String == "PACE \(profile) (\(name))")
             // Same data as the BAC fixture, plus EF.CardAccess (and EF.CardSecurity with CAM).

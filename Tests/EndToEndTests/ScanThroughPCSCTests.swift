@@ -37,6 +37,7 @@ final class ScanThroughPCSC {
         let out = work.appendingPathComponent("dump")
         let r = try Harness.passport(["scan", "--json", "--out", out.path] + Self.keyArguments)
         try #require(r.status == 0, "scan failed: \(r.stderr)")
+        try Harness.expectShape(r, "scan")
         let json = try #require(r.json)
         #expect(json["ok"] as? Bool == true)
         #expect(json["extended_length"] as? Bool == extendedLength)
@@ -86,6 +87,7 @@ final class ScanThroughPCSC {
         let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
         let r = try Harness.passport(["scan", "--json", "--no-default-trust", "--csca", csca, "--out", out.path] + Self.keyArguments)
         #expect(r.status == 0, "\(r.stderr)")
+        try Harness.expectShape(r, "scan")
         let pa = try #require(r.json?["passive_authentication"] as? [String: Any])
         #expect(pa["passed"] as? Bool == true)
         #expect(pa["chain"] as? String == "passed")
@@ -119,6 +121,7 @@ final class ScanThroughPCSC {
         let r = try Harness.passport(["scan", "--json", "--out", out.path] + Self.keyArguments, timeout: 60)
         #expect(r.status == 1)
         #expect(r.stderr.contains("left the reader while DG2"))
+        try Harness.expectShape(r, "error")
         let json = try #require(r.json)
         #expect(json["ok"] as? Bool == false)
         #expect((json["error"] as? [String: Any])?["code"] as? String == "card_removed")
@@ -139,6 +142,7 @@ final class ScanThroughPCSC {
         try Harness.startVirtualPassport(Self.fixture)
         let r = try Harness.passport(["readers", "--json"])
         #expect(r.status == 0)
+        try Harness.expectShape(r, "readers")
         let readers = try #require(r.json?["readers"] as? [[String: Any]])
         #expect(readers.contains { ($0["name"] as? String)?.contains("Virtual PCD") == true && $0["card_present"] as? Bool == true })
     }

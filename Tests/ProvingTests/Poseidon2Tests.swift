@@ -281,7 +281,7 @@ private func fields(_ values: [UInt64]) -> [FieldElement] { values.map { FieldEl
     }
 }
 
-/// A minimal DER walk of the fixture SODs (port of commitments.py `parse_sod`). DocumentSecurity's
+/// A minimal DER walk of the fixture SODs (port of commitments.py `parse_sod`). PassiveAuth's
 /// CMS parser is stricter: it rejects these synthetic SODs' version-1 SignerInfo that names its
 /// signer by subjectKeyIdentifier.
 struct FixtureSOD {

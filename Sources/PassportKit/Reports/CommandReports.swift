@@ -1,0 +1,305 @@
+import Credentials
+import Foundation
+import LDS
+import MRZ
+import PassiveAuth
+
+/// A file of a dump as reports list it.
+public struct FileReport: Codable, Sendable, Equatable {
+    public let name: String
+    public let size: Int
+    /// APDUs spent reading it (scan only).
+    public var apdus: Int?
+}
+
+/// `passport show --json`: the document report with the dump's files.
+public struct ShowReport: Codable, Sendable, Equatable {
+    public let ok: Bool
+    public let files: [FileReport]
+    public let document: DocumentReport
+
+    public init(dump: DumpFolder, details: DocumentDetails) {
+        ok = details.problems.isEmpty
+        files = dump.files.keys.sorted().map { FileReport(name: $0.name, size: dump.files[$0]?.count ?? 0) }
+        document = details.report
+    }
+
+    /// The document report's keys sit beside `ok` and `files`, not under a key of their own.
+    public func encode(to encoder: Encoder) throws {
+        try document.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ok, forKey: .ok)
+        try container.encode(files, forKey: .files)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ok = try container.decode(Bool.self, forKey: .ok)
+        files = try container.decode([FileReport].self, forKey: .files)
+        document = try DocumentReport(from: decoder)
+    }
+
+    enum CodingKeys: String, CodingKey { case ok, files }
+}
+
+/// Chip or active authentication in a scan report.
+public struct AuthenticationReport: Codable, Sendable, Equatable {
+    public let status: String
+    @NullEncoded public var detail: String?
+
+    public init(_ outcome: AuthenticationOutcome) {
+        status = outcome.status
+        detail = outcome.detail
+    }
+}
+
+/// `passport scan --json`: how the chip was read, what it holds, and passive authentication when
+/// trust anchors were configured (null otherwise).
+public struct ScanReport: Codable, Sendable, Equatable {
+    public struct Unavailable: Codable, Sendable, Equatable {
+        public let name: String
+        public let reason: String
+    }
+
+    public let ok: Bool
+    public let dump: String
+    public let reader: String
+    public let accessProtocol: String
+    public let extendedLength: Bool
+    public let apdus: Int
+    public let seconds: Double
+    public let files: [FileReport]
+    public let chipAuthentication: AuthenticationReport
+    public let activeAuthentication: AuthenticationReport
+    public let unavailable: [Unavailable]
+    @NullEncoded public var passiveAuthentication: PassiveAuthenticationSummary?
+    public let document: DocumentReport
+
+    public init(contents: ChipContents, dump: URL, details: DocumentDetails, verification: PassiveAuthenticationReport?) {
+        ok = verification?.passed ?? true
+        self.dump = dump.path
+        reader = contents.readerName
+        accessProtocol = contents.accessProtocol
+        extendedLength = contents.extendedLength
+        apdus = contents.apdus
+        seconds = (contents.seconds * 1000).rounded() / 1000
+        files = contents.files.keys.sorted().map { file in
+            FileReport(name: file.name, size: contents.files[file]?.count ?? 0, apdus: contents.statistics[file]?.apdus ?? 0)
+        }
+        chipAuthentication = AuthenticationReport(contents.chipAuthentication)
+        activeAuthentication = AuthenticationReport(contents.activeAuthentication)
+        unavailable = contents.unavailable.keys.sorted().map { Unavailable(name: $0.name, reason: contents.unavailable[$0] ?? "") }
+        passiveAuthentication = verification.map(PassiveAuthenticationSummary.init)
+        document = details.report
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ok, dump, reader, apdus, seconds, files, unavailable
+        case accessProtocol = "access_protocol", extendedLength = "extended_length"
+        case chipAuthentication = "chip_authentication", activeAuthentication = "active_authentication"
+        case passiveAuthentication = "passive_authentication"
+    }
+
+    /// The document report's keys sit beside the scan's own.
+    public func encode(to encoder: Encoder) throws {
+        try document.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ok, forKey: .ok)
+        try container.encode(dump, forKey: .dump)
+        try container.encode(reader, forKey: .reader)
+        try container.encode(accessProtocol, forKey: .accessProtocol)
+        try container.encode(extendedLength, forKey: .extendedLength)
+        try container.encode(apdus, forKey: .apdus)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encode(files, forKey: .files)
+        try container.encode(chipAuthentication, forKey: .chipAuthentication)
+        try container.encode(activeAuthentication, forKey: .activeAuthentication)
+        try container.encode(unavailable, forKey: .unavailable)
+        try container.encode(_passiveAuthentication, forKey: .passiveAuthentication)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ok = try container.decode(Bool.self, forKey: .ok)
+        dump = try container.decode(String.self, forKey: .dump)
+        reader = try container.decode(String.self, forKey: .reader)
+        accessProtocol = try container.decode(String.self, forKey: .accessProtocol)
+        extendedLength = try container.decode(Bool.self, forKey: .extendedLength)
+        apdus = try container.decode(Int.self, forKey: .apdus)
+        seconds = try container.decode(Double.self, forKey: .seconds)
+        files = try container.decode([FileReport].self, forKey: .files)
+        chipAuthentication = try container.decode(AuthenticationReport.self, forKey: .chipAuthentication)
+        activeAuthentication = try container.decode(AuthenticationReport.self, forKey: .activeAuthentication)
+        unavailable = try container.decode([Unavailable].self, forKey: .unavailable)
+        _passiveAuthentication = try container.decode(NullEncoded<PassiveAuthenticationSummary>.self, forKey: .passiveAuthentication)
+        document = try DocumentReport(from: decoder)
+    }
+}
+
+/// `passport photo --json`.
+public struct PhotoReport: Codable, Sendable, Equatable {
+    public var ok = true
+    public let out: String
+    public let sourceFormat: String
+    public let width: Int
+    public let height: Int
+    public let bytes: Int
+
+    public init(out: String, sourceFormat: String, width: Int, height: Int, bytes: Int) {
+        self.out = out
+        self.sourceFormat = sourceFormat
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+    }
+
+    enum CodingKeys: String, CodingKey { case ok, out, width, height, bytes, sourceFormat = "source_format" }
+}
+
+/// `passport issue --json`: the credential (or where it was written) and what it claims.
+public struct IssueReport: Codable, Sendable, Equatable {
+    public struct Prover: Codable, Sendable, Equatable {
+        public let proof: Bool
+        @NullEncoded public var reason: String?
+    }
+
+    public var ok = true
+    public let format: String
+    public let holder: String
+    public let verificationMethod: String
+    public let trustLevel: String
+    public let claims: [String: JSONValue]
+    public let prover: Prover
+    /// The token, unless it was written to `out`.
+    @NullEncoded public var credential: String?
+    @NullEncoded public var out: String?
+
+    public init(_ outcome: CredentialIssuer.Outcome, out: String?) throws {
+        format = outcome.format.rawValue
+        holder = outcome.holderDID
+        verificationMethod = outcome.claims.verificationMethod
+        trustLevel = outcome.claims.trustLevel
+        claims = try JSONValue.object(outcome.claims.claims)
+        prover = Prover(proof: outcome.proverFallbackReason == nil, reason: outcome.proverFallbackReason)
+        credential = out == nil ? outcome.credential : nil
+        self.out = out
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ok, format, holder, claims, prover, credential, out
+        case verificationMethod = "verification_method", trustLevel = "trust_level"
+    }
+}
+
+/// `passport present --json`.
+public struct PresentReport: Codable, Sendable, Equatable {
+    public var ok = true
+    public let token: String
+    public let format: String
+    /// The pairwise DID the verifier sees.
+    public let did: String
+    public let disclosed: [String]
+
+    public init(token: String, format: CredentialFormat, did: String, disclosed: Set<String>) {
+        self.token = token
+        self.format = format.rawValue
+        self.did = did
+        self.disclosed = disclosed.sorted()
+    }
+}
+
+/// `passport verify-vp --json`.
+public struct PresentationReport: Codable, Sendable, Equatable {
+    public var ok = true
+    public let format: String
+    public let issuer: String
+    public let claims: [String: JSONValue]
+    @NullEncoded public var expires: String?
+
+    public init(_ presentation: VerifiedPresentation) throws {
+        format = presentation.format.rawValue
+        issuer = presentation.issuer
+        claims = try JSONValue.object(presentation.claims.map { ($0.key, $0.value) })
+        expires = presentation.expiry.map(ReportEncoding.time)
+    }
+}
+
+/// `passport ocr --json`: the corrected MRZ, its fields and check digits, and what was read.
+public struct OCRReport: Codable, Sendable, Equatable {
+    public struct Fields: Codable, Sendable, Equatable {
+        public let format, documentCode, issuingState, documentNumber, nationality: String
+        public let birthDate, sex, expiryDate, optionalData, primaryIdentifier, secondaryIdentifier: String
+        enum CodingKeys: String, CodingKey {
+            case format, nationality, sex
+            case documentCode = "document_code", issuingState = "issuing_state", documentNumber = "document_number"
+            case birthDate = "birth_date", expiryDate = "expiry_date", optionalData = "optional_data"
+            case primaryIdentifier = "primary_identifier", secondaryIdentifier = "secondary_identifier"
+        }
+    }
+    public struct Check: Codable, Sendable, Equatable {
+        public let field: String
+        public let found: String
+        public let expected: String
+        public let valid: Bool
+    }
+    public struct Correction: Codable, Sendable, Equatable {
+        public let line: Int
+        public let position: Int
+        public let from: String
+        public let to: String
+    }
+
+    public var ok = true
+    public let lines: [String]
+    public let fields: Fields
+    public let checks: [Check]
+    public let recognisedLines: [String]
+    public let corrections: [Correction]
+    public let model: String
+    public let skewDegrees: Double
+
+    public init(mrz: MRZ, recognisedLines: [String], corrections: [MRZCorrector.Change], model: String, skewDegrees: Double) {
+        lines = mrz.lines
+        fields = Fields(format: mrz.format.rawValue.uppercased(), documentCode: mrz.documentCode,
+                        issuingState: mrz.issuingState, documentNumber: mrz.documentNumber, nationality: mrz.nationality,
+                        birthDate: mrz.birthDate, sex: mrz.sex, expiryDate: mrz.expiryDate, optionalData: mrz.optionalData,
+                        primaryIdentifier: mrz.primaryIdentifier, secondaryIdentifier: mrz.secondaryIdentifier)
+        checks = mrz.checks.map {
+            Check(field: $0.field.rawValue, found: String($0.found), expected: $0.expected.map(String.init) ?? "", valid: $0.isValid)
+        }
+        self.recognisedLines = recognisedLines
+        self.corrections = corrections.map { Correction(line: $0.line, position: $0.position, from: String($0.from), to: String($0.to)) }
+        self.model = model
+        self.skewDegrees = (skewDegrees * 10).rounded() / 10
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ok, lines, fields, checks, corrections, model
+        case recognisedLines = "recognised_lines", skewDegrees = "skew_degrees"
+    }
+}
+
+/// `passport readers --json`.
+public struct ReadersReport: Codable, Sendable, Equatable {
+    public struct Reader: Codable, Sendable, Equatable {
+        public let name: String
+        public let backend: String
+        /// PC/SC only: whether a card is on the reader.
+        public var cardPresent: Bool?
+        public init(name: String, backend: String, cardPresent: Bool?) {
+            self.name = name
+            self.backend = backend
+            self.cardPresent = cardPresent
+        }
+        enum CodingKeys: String, CodingKey { case name, backend, cardPresent = "card_present" }
+    }
+
+    public var ok = true
+    public let readers: [Reader]
+    public let problems: [String]
+
+    public init(readers: [Reader], problems: [String]) {
+        self.readers = readers
+        self.problems = problems
+    }
+}

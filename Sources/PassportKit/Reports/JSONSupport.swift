@@ -1,0 +1,102 @@
+import Foundation
+
+/// An optional that `--json` output spells as `null` when absent: the documented shapes keep
+/// such keys (a missing certificate, an unknown hash algorithm) rather than dropping them.
+@propertyWrapper
+public struct NullEncoded<Value: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
+    public var wrappedValue: Value?
+
+    public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A `NullEncoded` key that is missing altogether decodes as nil too.
+    public func decode<Value>(_ type: NullEncoded<Value>.Type, forKey key: Key) throws -> NullEncoded<Value> {
+        try decodeIfPresent(type, forKey: key) ?? NullEncoded(wrappedValue: nil)
+    }
+}
+
+/// Any JSON value: claims of credentials and presentations, whose set is open.
+public enum JSONValue: Codable, Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// A value produced by JSONSerialization (or built of the same types).
+    public init(_ any: Any) throws {
+        let data = try JSONSerialization.data(withJSONObject: [any], options: [.fragmentsAllowed])
+        guard let value = try JSONDecoder().decode([JSONValue].self, from: data).first else {
+            throw EncodingError.invalidValue(any, .init(codingPath: [], debugDescription: "not a JSON value"))
+        }
+        self = value
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            // Whole numbers as integers, as JSONSerialization wrote them.
+            if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// A claim map as JSON values.
+    public static func object(_ pairs: [(String, Any)]) throws -> [String: JSONValue] {
+        var object: [String: JSONValue] = [:]
+        for (name, value) in pairs { object[name] = try JSONValue(value) }
+        return object
+    }
+}
+
+/// How every command's `--json` object is written: one object, keys sorted, slashes unescaped.
+public enum ReportEncoding {
+    public static func data(_ report: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(report)
+    }
+
+    /// ISO 8601 time as the reports spell it.
+    public static func time(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+}
+
+/// `{"ok": false, "error": {"code", "message"}}`: what every command prints with `--json` when
+/// it fails.
+public struct ErrorReport: Codable, Sendable, Equatable {
+    public struct Detail: Codable, Sendable, Equatable {
+        public let code: String
+        public let message: String
+    }
+    public var ok = false
+    public let error: Detail
+
+    public init(code: String, message: String) { error = Detail(code: code, message: message) }
+}

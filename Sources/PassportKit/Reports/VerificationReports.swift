@@ -1,0 +1,96 @@
+import Foundation
+import PassiveAuth
+
+/// A certificate as reports show it.
+public struct CertificateReport: Codable, Sendable, Equatable {
+    public let subject: String
+    public let issuer: String
+    public let serial: String
+    public let notBefore: String
+    public let notAfter: String
+    public let key: String
+    public let source: String
+
+    public init(_ info: CertificateInfo) {
+        subject = info.subject
+        issuer = info.issuer
+        serial = info.serialNumber
+        notBefore = ReportEncoding.time(info.notBefore)
+        notAfter = ReportEncoding.time(info.notAfter)
+        key = info.key
+        source = info.source
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case subject, issuer, serial, key, source
+        case notBefore = "not_before", notAfter = "not_after"
+    }
+}
+
+/// The `passive_authentication` object of `verify`, `scan` and `issue` output.
+public struct PassiveAuthenticationSummary: Codable, Sendable, Equatable {
+    public struct DataGroup: Codable, Sendable, Equatable {
+        public let number: Int
+        public let status: DataGroupCheck.Status
+    }
+
+    public let passed: Bool
+    @NullEncoded public var hashAlgorithm: String?
+    public let hashesChecked: Bool
+    public let dataGroups: [DataGroup]
+    public let signature: PassiveAuthenticationReport.Status
+    @NullEncoded public var signatureAlgorithm: String?
+    public let chain: PassiveAuthenticationReport.Status
+    public let revocation: PassiveAuthenticationReport.Status
+    @NullEncoded public var documentSigner: CertificateReport?
+    @NullEncoded public var csca: CertificateReport?
+    public let validityTime: String
+    public let validityTimeSource: String
+    public let failures: [String]
+    public let warnings: [String]
+
+    public init(_ report: PassiveAuthenticationReport) {
+        passed = report.passed
+        hashAlgorithm = report.hashAlgorithm
+        hashesChecked = report.hashesChecked
+        dataGroups = report.dataGroups.map { DataGroup(number: $0.number, status: $0.status) }
+        signature = report.signature
+        signatureAlgorithm = report.signatureScheme
+        chain = report.chain
+        revocation = report.revocation
+        documentSigner = report.documentSigner.map(CertificateReport.init)
+        csca = report.csca.map(CertificateReport.init)
+        validityTime = ReportEncoding.time(report.validityTime)
+        validityTimeSource = report.validitySource
+        failures = report.failures
+        warnings = report.warnings
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case passed, signature, chain, revocation, csca, failures, warnings
+        case hashAlgorithm = "hash_algorithm", hashesChecked = "hashes_checked", dataGroups = "data_groups"
+        case signatureAlgorithm = "signature_algorithm", documentSigner = "document_signer"
+        case validityTime = "validity_time", validityTimeSource = "validity_time_source"
+    }
+}
+
+/// `passport verify --json` (docs/schemas/verify.schema.json).
+public struct VerifyReport: Codable, Sendable, Equatable {
+    public let ok: Bool
+    public let dump: String
+    /// What the trust store loaded, from where.
+    public let trust: [String]
+    public let passiveAuthentication: PassiveAuthenticationSummary
+
+    public init(dump: String, trust: TrustStore, report: PassiveAuthenticationReport) {
+        ok = report.passed
+        self.dump = dump
+        self.trust = trust.notes
+        passiveAuthentication = PassiveAuthenticationSummary(report)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ok, dump, trust
+        case passiveAuthentication = "passive_authentication"
+    }
+}
