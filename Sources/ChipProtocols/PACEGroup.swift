@@ -1,4 +1,3 @@
-import PassportCrypto
 import COpenSSL
 
 /// The arithmetic PACE needs on one set of standardized domain parameters (ICAO 9303-11

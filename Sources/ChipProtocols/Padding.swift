@@ -1,4 +1,3 @@
-import PassportCrypto
 /// ISO/IEC 9797-1 padding method 2: append 0x80, then zeros to a multiple of `blockSize`.
 public func padISO9797(_ data: some Collection<UInt8>, blockSize: Int) -> [UInt8] {
     var out = [UInt8]()

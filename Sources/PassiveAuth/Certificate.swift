@@ -1,4 +1,3 @@
-import PassportCrypto
 import COpenSSL
 import Foundation
 import LDS

@@ -1,4 +1,3 @@
-import PassportCrypto
 import LDS
 
 /// An X.501 name as a list of (attribute OID, value) pairs in encoding order. Comparison

@@ -1,4 +1,3 @@
-import PassportCrypto
 import Foundation
 import LDS
 

@@ -1,5 +1,4 @@
 import Credentials
-import ChipProtocols
 import PassiveAuth
 import PassportCrypto
 import Foundation

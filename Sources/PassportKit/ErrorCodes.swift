@@ -63,29 +63,21 @@ extension ScanError: ReportableError {
     }
 }
 
+/// Errors all of whose cases are one kind: the chip (or what it returned) was at fault.
+protocol ChipFault: ReportableError {}
+extension ChipFault {
+    public var code: String { "chip_error" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}
+
+extension SecurityError: ChipFault {}
+extension ReadError: ChipFault {}
+extension TLVError: ChipFault {}
+extension CryptoError: ChipFault {}
+
 extension MRZError: ReportableError {
     public var code: String { "invalid_access_key" }
     public var exitStatus: Int32 { ExitStatus.environment }
-}
-
-extension SecurityError: ReportableError {
-    public var code: String { "chip_error" }
-    public var exitStatus: Int32 { ExitStatus.invalid }
-}
-
-extension ReadError: ReportableError {
-    public var code: String { "chip_error" }
-    public var exitStatus: Int32 { ExitStatus.invalid }
-}
-
-extension TLVError: ReportableError {
-    public var code: String { "chip_error" }
-    public var exitStatus: Int32 { ExitStatus.invalid }
-}
-
-extension CryptoError: ReportableError {
-    public var code: String { "chip_error" }
-    public var exitStatus: Int32 { ExitStatus.invalid }
 }
 
 extension DumpError: ReportableError {

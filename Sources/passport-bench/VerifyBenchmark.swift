@@ -1,6 +1,5 @@
 import ArgumentParser
 import PassportCLI
-import ChipProtocols
 import PassiveAuth
 import PassportCrypto
 import Foundation

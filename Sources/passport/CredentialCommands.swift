@@ -1,9 +1,7 @@
 import ArgumentParser
 import PassportCLI
 import Credentials
-import ChipProtocols
 import PassiveAuth
-import PassportCrypto
 import Foundation
 import LDS
 import PassportKit

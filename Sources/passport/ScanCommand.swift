@@ -3,7 +3,6 @@ import PassportCLI
 import CardIO
 import ChipProtocols
 import PassiveAuth
-import PassportCrypto
 import Foundation
 import LDS
 import MRZ

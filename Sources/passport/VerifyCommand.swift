@@ -1,8 +1,6 @@
 import ArgumentParser
 import PassportCLI
-import ChipProtocols
 import PassiveAuth
-import PassportCrypto
 import Foundation
 import LDS
 import PassportKit

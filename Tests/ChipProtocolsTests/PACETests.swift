@@ -1,6 +1,5 @@
 import CardIO
 @testable import ChipProtocols
-import PassportCrypto
 import LDS
 import MRZ
 import Testing

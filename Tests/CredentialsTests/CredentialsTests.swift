@@ -1,7 +1,5 @@
 import Credentials
-import ChipProtocols
 import PassiveAuth
-import PassportCrypto
 import Foundation
 import LDS
 import PassportKit

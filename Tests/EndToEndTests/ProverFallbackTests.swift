@@ -1,6 +1,4 @@
-import ChipProtocols
 import PassiveAuth
-import PassportCrypto
 import Foundation
 import LDS
 import PassportKit

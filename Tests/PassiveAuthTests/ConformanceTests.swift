@@ -1,5 +1,4 @@
 import PassiveAuth
-import PassportCrypto
 import Foundation
 import LDS
 import Testing

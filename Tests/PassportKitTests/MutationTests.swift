@@ -1,6 +1,5 @@
 import ChipProtocols
 import PassiveAuth
-import PassportCrypto
 import Foundation
 import LDS
 import PassportKit
