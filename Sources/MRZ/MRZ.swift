@@ -58,79 +58,50 @@ public struct MRZ: Sendable, Equatable {
                                                 position: line.distance(from: line.startIndex, to: bad) + 1)
             }
         }
-        let l = lines.map { Array($0) }
-        func text(_ line: Int, _ range: Range<Int>) -> String { String(l[line][range]) }
-
         self.format = format
         self.lines = lines
-        self.documentCode = text(0, 0..<2).trimmingFillers()
-        self.issuingState = text(0, 2..<5).trimmingFillers()
+        let layout = format.layout
+        let characters = lines.map { Array($0) }
+        func text(_ field: MRZField) -> String { String(characters[field.line][field.range]) }
+        func character(_ field: MRZField) -> Character { characters[field.line][field.range.lowerBound] }
 
-        var checks: [CheckDigitResult] = []
-        func check(_ field: CheckDigitResult.Field, _ data: String, _ digit: Character, optional: Bool = false) {
-            checks.append(CheckDigitResult(field: field, data: data, found: digit, allowsFiller: optional))
+        documentCode = text(layout.documentCode).trimmingFillers()
+        issuingState = text(layout.issuingState).trimmingFillers()
+        (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(layout.name))
+        nationality = text(layout.nationality).trimmingFillers()
+        birthDate = text(layout.birthDate)
+        sex = text(layout.sex)
+        expiryDate = text(layout.expiryDate)
+
+        let optionalFields = layout.optionalData.map(text)
+        let number = MRZ.documentNumber(main: text(layout.documentNumber), checkDigit: character(layout.documentNumberCheck),
+                                        optional: optionalFields[0], mayContinue: layout.documentNumberMayContinue)
+        documentNumber = number.number
+        optionalData = ([number.optionalRemainder] + optionalFields.dropFirst()).map { $0.trimmingFillers() }
+            .filter { !$0.isEmpty }.joined(separator: "<")
+
+        var checks = [
+            CheckDigitResult(field: .documentNumber, data: number.checkedData, found: number.checkDigit, allowsFiller: false),
+            CheckDigitResult(field: .birthDate, data: birthDate, found: character(layout.birthDateCheck), allowsFiller: false),
+            CheckDigitResult(field: .expiryDate, data: expiryDate, found: character(layout.expiryDateCheck), allowsFiller: false),
+        ]
+        if let check = layout.optionalDataCheck {
+            checks.append(CheckDigitResult(field: .optionalData, data: optionalFields.joined(), found: character(check),
+                                           allowsFiller: true))
         }
-
-        switch format {
-        case .td3, .mrvA, .mrvB:
-            // A visa (ICAO 9303-7) has the passport's positions on a line of its own length, no
-            // composite check digit, and optional data without a check digit of its own.
-            let length = format.lineLength
-            (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(0, 5..<length))
-            let numberField = text(1, 0..<9)
-            documentNumber = numberField.trimmingFillers()
-            nationality = text(1, 10..<13).trimmingFillers()
-            birthDate = text(1, 13..<19)
-            sex = text(1, 20..<21)
-            expiryDate = text(1, 21..<27)
-            let optionalField = text(1, 28..<(format == .td3 ? 42 : length))
-            optionalData = optionalField.trimmingFillers()
-            check(.documentNumber, numberField, l[1][9])
-            check(.birthDate, birthDate, l[1][19])
-            check(.expiryDate, expiryDate, l[1][27])
-            if format == .td3 {
-                check(.optionalData, optionalField, l[1][42], optional: true)
-                check(.composite, text(1, 0..<10) + text(1, 13..<20) + text(1, 21..<43), l[1][43])
-            }
-        case .td2:
-            (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(0, 5..<36))
-            let optional = text(1, 28..<35)
-            let number = MRZ.documentNumber(main: text(1, 0..<9), checkDigit: l[1][9], optional: optional)
-            documentNumber = number.number
-            optionalData = number.optionalRemainder.trimmingFillers()
-            nationality = text(1, 10..<13).trimmingFillers()
-            birthDate = text(1, 13..<19)
-            sex = text(1, 20..<21)
-            expiryDate = text(1, 21..<27)
-            check(.documentNumber, number.checkedData, number.checkDigit)
-            check(.birthDate, birthDate, l[1][19])
-            check(.expiryDate, expiryDate, l[1][27])
-            check(.composite, text(1, 0..<10) + text(1, 13..<20) + text(1, 21..<35), l[1][35])
-        case .td1:
-            (primaryIdentifier, secondaryIdentifier) = MRZ.splitName(text(2, 0..<30))
-            let number = MRZ.documentNumber(main: text(0, 5..<14), checkDigit: l[0][14], optional: text(0, 15..<30))
-            documentNumber = number.number
-            birthDate = text(1, 0..<6)
-            sex = text(1, 7..<8)
-            expiryDate = text(1, 8..<14)
-            nationality = text(1, 15..<18).trimmingFillers()
-            let secondOptional = text(1, 18..<29).trimmingFillers()
-            optionalData = [number.optionalRemainder.trimmingFillers(), secondOptional]
-                .filter { !$0.isEmpty }.joined(separator: "<")
-            check(.documentNumber, number.checkedData, number.checkDigit)
-            check(.birthDate, birthDate, l[1][6])
-            check(.expiryDate, expiryDate, l[1][14])
-            check(.composite, text(0, 5..<30) + text(1, 0..<7) + text(1, 8..<15) + text(1, 18..<29), l[1][29])
+        if let check = layout.compositeCheck {
+            checks.append(CheckDigitResult(field: .composite, data: layout.compositeData.map(text).joined(),
+                                           found: character(check), allowsFiller: false))
         }
         self.checks = checks
     }
 
-    /// A TD1/TD2 document number: when the check-digit position holds '<', the number continues
-    /// in the optional data and its check digit is the last character before the first filler there.
-    static func documentNumber(main: String, checkDigit: Character, optional: String)
+    /// A TD1/TD2 document number (`mayContinue`): when the check-digit position holds '<', the number
+    /// continues in the optional data and its check digit is the last character before the first filler there.
+    static func documentNumber(main: String, checkDigit: Character, optional: String, mayContinue: Bool)
         -> (number: String, checkedData: String, checkDigit: Character, optionalRemainder: String)
     {
-        guard checkDigit == "<", let end = optional.firstIndex(of: "<"), end > optional.startIndex else {
+        guard mayContinue, checkDigit == "<", let end = optional.firstIndex(of: "<"), end > optional.startIndex else {
             return (main.trimmingFillers(), main, checkDigit, optional)
         }
         let continuation = optional[..<end]

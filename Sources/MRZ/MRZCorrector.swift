@@ -32,7 +32,12 @@ public enum MRZCorrector {
         public var lineLengthErrors: [Int] = []
 
         /// The lines (1-based) holding the access-key fields: the document number and the dates.
-        public var keyLines: Set<Int> { mrz.format == .td1 ? [1, 2] : [2] }
+        public var keyLines: Set<Int> {
+            let layout = mrz.format.layout
+            let fields = [layout.documentNumber, layout.documentNumberCheck, layout.birthDate, layout.birthDateCheck,
+                          layout.expiryDate, layout.expiryDateCheck]
+            return Set(fields.map { $0.line + 1 })
+        }
 
         /// Whether the access-key lines were read as they stand: no substitution, no realignment,
         /// at most two fillers miscounted. Corrections elsewhere (a name) cannot change the key.
@@ -396,61 +401,46 @@ public enum MRZCorrector {
 
         init(format: MRZFormat) {
             self.format = format
+            let layout = format.layout
             var kinds = Array(repeating: Array(repeating: Kind.alphanumeric, count: format.lineLength), count: format.lineCount)
-            func set(_ line: Int, _ range: Range<Int>, _ kind: Kind) { for i in range { kinds[line][i] = kind } }
-            func group(_ line: Int, _ range: Range<Int>, check: Int, filler: Bool = false) -> Group {
-                Group(positions: range.map { Slot(line: line, index: $0) } + [Slot(line: line, index: check)], fillerAllowed: filler)
-            }
-            let groups: [Group]
-            switch format {
-            case .td3:
-                set(0, 0..<5, .letterOrFiller); set(0, 5..<44, .name)
-                set(1, 0..<9, .alphanumeric); set(1, 9..<10, .digit)
-                set(1, 10..<13, .letterOrFiller)
-                set(1, 13..<20, .digit); set(1, 20..<21, .sex); set(1, 21..<28, .digit)
-                set(1, 28..<42, .alphanumeric); set(1, 42..<43, .digitOrFiller); set(1, 43..<44, .digit)
-                groups = [group(1, 0..<9, check: 9), group(1, 13..<19, check: 19), group(1, 21..<27, check: 27),
-                          group(1, 28..<42, check: 42, filler: true)]
-            case .td2:
-                set(0, 0..<5, .letterOrFiller); set(0, 5..<36, .name)
-                set(1, 0..<9, .alphanumeric); set(1, 9..<10, .digitOrFiller)
-                set(1, 10..<13, .letterOrFiller)
-                set(1, 13..<20, .digit); set(1, 20..<21, .sex); set(1, 21..<28, .digit)
-                set(1, 28..<35, .alphanumeric); set(1, 35..<36, .digit)
-                groups = [group(1, 0..<9, check: 9), group(1, 13..<19, check: 19), group(1, 21..<27, check: 27)]
-            case .mrvA, .mrvB:
-                let length = format.lineLength
-                set(0, 0..<5, .letterOrFiller); set(0, 5..<length, .name)
-                set(1, 0..<9, .alphanumeric); set(1, 9..<10, .digit)
-                set(1, 10..<13, .letterOrFiller)
-                set(1, 13..<20, .digit); set(1, 20..<21, .sex); set(1, 21..<28, .digit)
-                set(1, 28..<length, .alphanumeric)
-                groups = [group(1, 0..<9, check: 9), group(1, 13..<19, check: 19), group(1, 21..<27, check: 27)]
-            case .td1:
-                set(0, 0..<5, .letterOrFiller); set(0, 5..<14, .alphanumeric); set(0, 14..<15, .digitOrFiller)
-                set(0, 15..<30, .alphanumeric)
-                set(1, 0..<7, .digit); set(1, 7..<8, .sex); set(1, 8..<15, .digit)
-                set(1, 15..<18, .letterOrFiller); set(1, 18..<29, .alphanumeric); set(1, 29..<30, .digit)
-                set(2, 0..<30, .name)
-                groups = [group(0, 5..<14, check: 14), group(1, 0..<6, check: 6), group(1, 8..<14, check: 14)]
+            for (field, kind) in Grammar.fieldKinds(layout) {
+                for index in field.range { kinds[field.line][index] = kind }
             }
             self.kinds = kinds
+
+            func group(_ data: [MRZField], check: MRZField, fillerAllowed: Bool = false) -> Group {
+                Group(positions: data.flatMap(Grammar.slots) + Grammar.slots(check), fillerAllowed: fillerAllowed)
+            }
+            var groups = [group([layout.documentNumber], check: layout.documentNumberCheck),
+                          group([layout.birthDate], check: layout.birthDateCheck),
+                          group([layout.expiryDate], check: layout.expiryDateCheck)]
+            if let check = layout.optionalDataCheck {
+                groups.append(group(layout.optionalData, check: check, fillerAllowed: true))
+            }
             self.groups = groups
-            func slots(_ line: Int, _ range: Range<Int>) -> [Slot] { range.map { Slot(line: line, index: $0) } }
-            switch format {
-            case .td3, .td2, .mrvA, .mrvB: countryFields = [slots(0, 2..<5), slots(1, 10..<13)]
-            case .td1: countryFields = [slots(0, 2..<5), slots(1, 15..<18)]
-            }
-            switch format {
-            case .td3, .td2, .mrvA, .mrvB: dates = [slots(1, 13..<19), slots(1, 21..<27)]
-            case .td1: dates = [slots(1, 0..<6), slots(1, 8..<14)]
-            }
-            switch format {
-            case .td3, .mrvA, .mrvB: compositeOnly = []
-            case .td2: compositeOnly = slots(1, 28..<35)
-            case .td1: compositeOnly = slots(0, 15..<30) + slots(1, 18..<29)
-            }
+            countryFields = [Grammar.slots(layout.issuingState), Grammar.slots(layout.nationality)]
+            dates = [Grammar.slots(layout.birthDate), Grammar.slots(layout.expiryDate)]
+            let onlyCompositeCoversOptionalData = layout.compositeCheck != nil && layout.optionalDataCheck == nil
+            compositeOnly = onlyCompositeCoversOptionalData ? layout.optionalData.flatMap(Grammar.slots) : []
         }
+
+        /// What each field may hold; the rest (document number, optional data) is alphanumeric.
+        static func fieldKinds(_ layout: MRZLayout) -> [(MRZField, Kind)] {
+            var fields: [(MRZField, Kind)] = [
+                (layout.documentCode, .letterOrFiller), (layout.issuingState, .letterOrFiller), (layout.name, .name),
+                // '<' there says a TD1/TD2 number continues in the optional data.
+                (layout.documentNumberCheck, layout.documentNumberMayContinue ? .digitOrFiller : .digit),
+                (layout.nationality, .letterOrFiller),
+                (layout.birthDate, .digit), (layout.birthDateCheck, .digit), (layout.sex, .sex),
+                (layout.expiryDate, .digit), (layout.expiryDateCheck, .digit),
+            ]
+            // '<' is the check digit of empty optional data.
+            if let check = layout.optionalDataCheck { fields.append((check, .digitOrFiller)) }
+            if let check = layout.compositeCheck { fields.append((check, .digit)) }
+            return fields
+        }
+
+        static func slots(_ field: MRZField) -> [Slot] { field.range.map { Slot(line: field.line, index: $0) } }
 
         /// Letters OCR engines confuse with digits in OCR-B, both ways.
         static let letterForDigit: [Character: Character] = ["0": "O", "1": "I", "2": "Z", "4": "A", "5": "S", "6": "G", "8": "B", "7": "T"]

@@ -1,4 +1,5 @@
 import COpenSSL
+import MRZ
 import PassportCrypto
 import Foundation
 
@@ -251,23 +252,33 @@ public enum ZKPassportCommitments {
 
     // MARK: DG1 (utils/src/lib.nr)
 
+    /// DG1's MRZ follows a 5-byte header: tag 61, length, tag 5F1F, length.
+    static let dg1MRZOffset = 5
+
+    /// Where an MRZ field of `format` stands in DG1 (the lines joined without separators).
+    static func dg1Range(of field: KeyPath<MRZLayout, MRZField>, in format: MRZFormat) -> Range<Int> {
+        let layout = format.layout
+        let range = layout.joinedRange(of: layout[keyPath: field])
+        return (dg1MRZOffset + range.lowerBound)..<(dg1MRZOffset + range.upperBound)
+    }
+
     /// A TD1 card: DG1 bytes 93 and 94 are both non-zero (a TD3 passport's DG1 is 93 bytes).
     public static func isIDCard(dg1: [UInt8]) throws -> Bool {
         let padded = try pad(dg1, to: dg1Length, what: "DG1")
         return padded[93] != 0 && padded[94] != 0
     }
 
-    /// The expiry date YYMMDD (ASCII) from the MRZ (DG1 from byte 5): index 65 for TD3, 38 for TD1.
+    /// The expiry date YYMMDD (ASCII) from the MRZ, where the TD3 or TD1 layout puts it.
     public static func expiryDate(fromDG1 dg1: [UInt8]) throws -> [UInt8] {
         let padded = try pad(dg1, to: dg1Length, what: "DG1")
-        let start = 5 + (padded[93] != 0 && padded[94] != 0 ? 38 : 65)
-        return Array(padded[start..<(start + 6)])
+        let format: MRZFormat = try isIDCard(dg1: dg1) ? .td1 : .td3
+        return Array(padded[dg1Range(of: \.expiryDate, in: format)])
     }
 
-    /// The issuing state from MRZ index 2..5; Germany's "D<<" becomes "DEU".
+    /// The issuing state (the same place in every layout); Germany's "D<<" becomes "DEU".
     public static func issuingCountry(fromDG1 dg1: [UInt8]) throws -> [UInt8] {
         let padded = try pad(dg1, to: dg1Length, what: "DG1")
-        let country = Array(padded[7..<10])
+        let country = Array(padded[dg1Range(of: \.issuingState, in: .td3)])
         return country == Array("D<<".utf8) ? Array("DEU".utf8) : country
     }
 
