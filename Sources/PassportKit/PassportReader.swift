@@ -65,18 +65,30 @@ public struct AccessCredentials: Sendable {
     }
 }
 
-/// Reads a passport chip: EF.CardAccess, access control (PACE or BAC), chip authentication,
-/// then EF.COM, every data group it lists, and EF.SOD under secure messaging.
+/// Reads a passport chip as a sequence of named steps over one `ReadSession`: EF.CardAccess,
+/// access control (PACE or BAC, which selects the application), PACE-CAM, EF.COM, chip
+/// authentication, every data group EF.COM lists and EF.SOD, then active authentication.
 public final class PassportReader {
     private let channel: ISO7816Channel
     private let events: (ScanEvent) -> Void
+    /// Terminal randomness (BAC's RND.IFD and K.IFD, the active authentication challenge).
+    private let random: (Int) -> [UInt8]
+    /// PACE's terminal private keys; only tests that reproduce published exchanges fix them.
+    private let pacePrivateKeys: [[UInt8]]?
 
-    public init(channel: ISO7816Channel, events: @escaping (ScanEvent) -> Void = { _ in }) {
-        self.channel = channel
-        self.events = events
+    public convenience init(channel: ISO7816Channel, events: @escaping (ScanEvent) -> Void = { _ in }) {
+        self.init(channel: channel, events: events, random: OpenSSLCrypto.randomBytes)
     }
 
-    static let applicationID: [UInt8] = [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
+    /// For tests that script the chip: fixed randomness makes every APDU predictable.
+    init(channel: ISO7816Channel, events: @escaping (ScanEvent) -> Void = { _ in },
+         random: @escaping (Int) -> [UInt8], pacePrivateKeys: [[UInt8]]? = nil) {
+        self.channel = channel
+        self.events = events
+        self.random = random
+        self.pacePrivateKeys = pacePrivateKeys
+    }
+
     /// Sessions re-established per scan before giving up.
     static let maximumRecoveries = 3
 
@@ -96,64 +108,6 @@ public final class PassportReader {
         return Array(parts[1].value.dropFirst())
     }
 
-    /// Opens a new session after one was lost (a failed chip authentication ends it): PACE again
-    /// with the same password when PACE was used, else BAC; then the application is selected,
-    /// unless the file being read lies in the master file (EF.CardSecurity after PACE).
-    private func reopen(access: AccessCredentials, pace: PACEInfo?, selectApplication: Bool = true) throws
-        -> (SecureMessagingChannel, ChipFileReader)
-    {
-        let secure: SecureMessagingChannel
-        if let pace {
-            let password: PACE.Password = access.can.map { .can($0) } ?? .mrz(access.mrz!)
-            channel.retriesWrongLength = true
-            let result = try PACE(info: pace, password: password).perform(over: channel)
-            channel.retriesWrongLength = false
-            secure = SecureMessagingChannel(over: channel, keys: result.keys, ssc: result.ssc)
-            if selectApplication {
-                let select = try secure.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
-                guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
-            }
-        } else {
-            guard let key = access.mrz else { throw ScanError.canNeedsPACE }
-            let session = try runBAC(key)
-            secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
-        }
-        return (secure, ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
-                                       maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext))
-    }
-
-    /// SELECT the eMRTD application (plain), then BAC.
-    private func runBAC(_ accessKey: MRZAccessKey) throws -> BAC.Session {
-        channel.retriesWrongLength = true
-        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
-        guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
-        events(.authenticating(protocol: "BAC"))
-        do {
-            let session = try BAC(accessKey: accessKey).authenticate(over: channel)
-            channel.retriesWrongLength = false
-            events(.authenticated(protocol: "BAC"))
-            return session
-        } catch SecurityError.accessDenied(let status) {
-            throw ScanError.accessDenied(status: status)
-        }
-    }
-
-    /// EF.CardAccess from the master file, read plainly before any access control (absent on
-    /// BAC-only chips).
-    private func readCardAccess() throws -> [UInt8]? {
-        var response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.shortFID, p2: 0, ne: 256))
-        if !response.status.isSuccess && response.status != .endOfFileWarning && response.status != .fileNotFound {
-            // Maybe an application is still selected from an earlier session: select the master file.
-            let mf = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: [0x3F, 0x00]))
-            guard mf.status.isSuccess else { return nil }
-            response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.shortFID, p2: 0, ne: 256))
-        }
-        guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty,
-              let total = try? TLV.totalLength(ofObjectStartingWith: response.data[...]), total <= response.data.count
-        else { return nil }
-        return Array(response.data.prefix(total))
-    }
-
     public func read(accessKey: MRZAccessKey) throws -> ChipContents {
         try read(access: AccessCredentials(mrz: accessKey))
     }
@@ -161,190 +115,18 @@ public final class PassportReader {
     public func read(access: AccessCredentials) throws -> ChipContents {
         let started = Date()
         let startCount = channel.apduCount
-        let accessKey = access.mrz
-
-        // Access control: PACE when EF.CardAccess offers a profile we support, else BAC. With the
-        // MRZ password, a failed PACE falls back to BAC (chips that offer both accept either).
-        let cardAccess = try readCardAccess()
-        let offered = cardAccess.flatMap { try? SecurityInfos(bytes: $0) }?.paceInfos ?? []
-        let usable = offered.first { (try? PACE(info: $0, password: .can(""))) != nil }
-        var secure: SecureMessagingChannel
-        var accessProtocol = "BAC"
-        var paceResult: PACE.Result?
-        if let usable, access.can != nil || accessKey != nil {
-            let password: PACE.Password = access.can.map { .can($0) } ?? .mrz(accessKey!)
-            do {
-                events(.authenticating(protocol: "PACE"))
-                let result = try PACE(info: usable, password: password).perform(over: channel)
-                channel.retriesWrongLength = false
-                secure = SecureMessagingChannel(over: channel, keys: result.keys, ssc: result.ssc)
-                accessProtocol = result.description
-                paceResult = result
-                events(.authenticated(protocol: "PACE"))
-            } catch let error as SecurityError {
-                guard let accessKey, access.can == nil else {
-                    if case .accessDenied(let status) = error { throw ScanError.passwordRefused(password: password.name, status: status) }
-                    throw ScanError.secureMessagingFailed(file: .cardAccess, cause: error.description)
-                }
-                let session = try runBAC(accessKey)
-                secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
-            }
-        } else {
-            guard let accessKey else { throw ScanError.canNeedsPACE }
-            let session = try runBAC(accessKey)
-            secure = SecureMessagingChannel(over: channel, keys: session.keys, ssc: session.ssc)
-        }
-        var reader = ChipFileReader(channel: secure,
-                                    maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
-                                    maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
-
-        var files: [LDSFile: [UInt8]] = [:]
-        var statistics: [LDSFile: FileReadStatistics] = [:]
-        var unavailable: [LDSFile: String] = [:]
-
-        // A lost session (bad MAC, replayed answer, the chip ending secure messaging) is
-        // re-established and the file read resumes where it stopped, a few times per scan.
-        var recoveries = 0
-        func readFile(_ file: LDSFile, recover: Bool = true) throws {
-            let fileStart = Date()
-            let before = channel.apduCount
-            var outcome: ChipFileReader.Outcome
-            var lastRead = 0
-            var resume: [UInt8] = []
-            while true {
-                do {
-                    outcome = try reader.read(file, resumingAfter: resume) { read, total in
-                        lastRead = read
-                        self.events(.reading(file: file, bytesRead: read, totalBytes: total))
-                    }
-                    break
-                } catch let error as CardIOError where error == .cardRemoved {
-                    throw ScanError.interrupted(file: file, bytesRead: lastRead, cause: error.description)
-                } catch let error as SecurityError {
-                    guard recover, recoveries < PassportReader.maximumRecoveries else {
-                        throw ScanError.secureMessagingFailed(file: file, cause: error.description)
-                    }
-                    recoveries += 1
-                    resume = reader.partial
-                    events(.recovering(file: file, reason: error.description))
-                    (secure, reader) = try reopen(access: access, pace: paceResult?.info,
-                                                  selectApplication: !file.isInMasterFile)
-                }
-            }
-            switch outcome {
-            case .read(let bytes):
-                files[file] = bytes
-                statistics[file] = FileReadStatistics(apdus: channel.apduCount - before,
-                                                      seconds: Date().timeIntervalSince(fileStart))
-                events(.fileRead(file: file, bytes: bytes.count))
-            case .unavailable(let status):
-                let reason = status == .securityStatusNotSatisfied
-                    ? "access denied (\(status)); this file needs Extended Access Control"
-                    : "not readable (\(status))"
-                unavailable[file] = reason
-                events(.fileUnavailable(file: file, reason: reason))
-            }
-        }
-
-        if let cardAccess { files[.cardAccess] = cardAccess }
-        var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
-        if let paceResult {
-            // PACE-CAM proves the chip genuine with EF.CardSecurity's key; read it from the master
-            // file before selecting the application.
-            if paceResult.chipAuthenticationMapping != nil {
-                try readFile(.cardSecurity)
-                do {
-                    let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
-                    try PACE.verifyChipAuthenticationMapping(paceResult, chipPublicKey: key)
-                    chipAuthentication = .passed
-                } catch {
-                    chipAuthentication = .failed("PACE-CAM: \(error)")
-                }
-            }
-            let select = try secure.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: Self.applicationID))
-            guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
-        }
-
-        try readFile(.com)
-        guard let comBytes = files[.com] else { throw ScanError.missingRequiredFile(.com) }
-        let com: EFCOM
-        do { com = try EFCOM(bytes: comBytes) } catch {
-            throw ScanError.malformedFile(file: .com, cause: String(describing: error))
-        }
-        // DG14 first: Chip Authentication replaces the session keys before the rest is read
-        // (not after PACE-CAM, which has authenticated the chip already).
-        // DG14 and DG15 are looked for even when EF.COM omits them (some chips list them
-        // only in EF.SOD, or nowhere): they decide chip and active authentication.
-        if chipAuthentication != .passed {
-            try readFile(.dataGroup(14))
-            if !com.dataGroups.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
-            if let dg14 = files[.dataGroup(14)] {
-                // The next file is read under the new keys: a chip without the private key (a copy)
-                // cannot answer it with a valid MAC, which is the proof CA gives. One corrupted
-                // answer must not brand a genuine chip a copy: a failure is retried once.
-                let next = com.dataGroups.sorted().first { $0 != .dataGroup(14) } ?? .sod
-                for attempt in 1...2 {
-                    do {
-                        events(.authenticating(protocol: "Chip Authentication"))
-                        let ca = try ChipAuthentication(dg14: try SecurityInfos(bytes: dg14))
-                        secure = try ca.perform(over: secure, raw: channel)
-                        reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
-                                                maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
-                        try readFile(next, recover: false)
-                        chipAuthentication = .passed
-                        events(.authenticated(protocol: "Chip Authentication"))
-                        break
-                    } catch let error where error is SecurityError || (error as? ScanError).map(ScanError.isSecureMessagingFailure) == true {
-                        files[next] = nil
-                        let cause: String
-                        if case .secureMessagingFailed(_, let why)? = error as? ScanError { cause = why } else { cause = String(describing: error) }
-                        chipAuthentication = .failed("under the chip-authentication keys the chip's answer failed "
-                            + "(\(attempt == 1 ? "once" : "twice")): \(cause)")
-                        // The session is gone either way: open a new one with the access key and go on.
-                        (secure, reader) = try reopen(access: access, pace: paceResult?.info)
-                        if attempt == 1 { events(.recovering(file: next, reason: "chip authentication failed once; trying it again")) }
-                    }
-                }
-            } else if let reason = unavailable[.dataGroup(14)] {
-                // A chip that lists DG14 and withholds it must not escape chip authentication.
-                chipAuthentication = .failed("EF.COM lists DG14 but the chip did not give it: \(reason)")
-            }
-        }
-        for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil { try readFile(file) }
-        if !com.dataGroups.contains(.dataGroup(15)) {
-            try readFile(.dataGroup(15))
-            unavailable[.dataGroup(15)] = nil // an unlisted file that is absent is no finding
-        }
-        try readFile(.sod)
-        // ICAO 9303-10: every eMRTD holds DG1 (the MRZ) and DG2 (the face); a dump without them is
-        // not a passport's contents, whatever the chip says.
-        for required in [LDSFile.sod, .dataGroup(1), .dataGroup(2)] where files[required] == nil {
-            if required == .dataGroup(2) && !com.dataGroups.contains(.dataGroup(2)) { continue }
-            throw ScanError.missingRequiredFile(required, reason: unavailable[required])
-        }
-
-        var activeAuthentication = AuthenticationOutcome.notSupported("the chip has no DG15")
-        if let reason = unavailable[.dataGroup(15)] {
-            activeAuthentication = .failed("EF.COM lists DG15 but the chip did not give it: \(reason)")
-        }
-        if let dg15 = files[.dataGroup(15)] {
-            do {
-                events(.authenticating(protocol: "Active Authentication"))
-                let aa = try ActiveAuthentication(dg15: try DataGroup15(bytes: dg15),
-                                                  dg14: files[.dataGroup(14)].flatMap { try? SecurityInfos(bytes: $0) })
-                try aa.perform(over: secure)
-                activeAuthentication = .passed
-                events(.authenticated(protocol: "Active Authentication"))
-            } catch {
-                activeAuthentication = .failed(String(describing: error))
-            }
-        }
-
-        return ChipContents(files: files, statistics: statistics, unavailable: unavailable,
-                            accessProtocol: accessProtocol, extendedLength: reader.usingExtendedLength,
-                            readerName: channel.transport.readerName,
-                            apdus: channel.apduCount - startCount, seconds: Date().timeIntervalSince(started),
-                            chipAuthentication: chipAuthentication, activeAuthentication: activeAuthentication)
+        let control = AccessControl(channel: channel, access: access, events: events,
+                                    random: random, pacePrivateKeys: pacePrivateKeys)
+        let session = try ReadSession(opening: control, cardAccess: try control.readCardAccess())
+        try session.authenticateChipByPACEMapping()
+        try session.selectApplicationAfterPACE()
+        let com = try session.readCOM()
+        // DG14 first: chip authentication replaces the session keys before the rest is read.
+        try session.authenticateChip(com: com)
+        try session.readRemainingFiles(com: com)
+        session.authenticateActively()
+        return session.contents(readerName: channel.transport.readerName, apdus: channel.apduCount - startCount,
+                                seconds: Date().timeIntervalSince(started))
     }
 }
 

@@ -113,6 +113,31 @@ public struct ProverRunner: Sendable {
 /// A child process fed `input` on stdin, whose stdout is collected, killed at the deadline.
 enum ChildProcess {
     static func run(_ arguments: [String], input: Data, timeout: Double, maximumOutput: Int) -> Result<Data, ProverError> {
+        let child: Spawned
+        switch spawn(arguments) {
+        case .failure(let error): return .failure(error)
+        case .success(let spawned): child = spawned
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        let (collected, outcome) = exchange(with: child, input: input, deadline: deadline, timeout: timeout, maximumOutput: maximumOutput)
+        if let outcome {
+            var status: Int32 = 0
+            kill(child.pid, SIGKILL)
+            waitpid(child.pid, &status, 0)
+            return .failure(outcome)
+        }
+        return awaitExit(child.pid, deadline: deadline, timeout: timeout).map { collected }
+    }
+
+    /// A started helper: its pid, the write end of its stdin (non-blocking) and the read end of its stdout.
+    struct Spawned {
+        let pid: pid_t
+        let requestFD: Int32
+        let answerFD: Int32
+    }
+
+    /// Starts the helper with pipes on its stdin and stdout and stderr discarded.
+    static func spawn(_ arguments: [String]) -> Result<Spawned, ProverError> {
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0 else { return .failure(.failed("cannot create a pipe: \(String(cString: strerror(errno)))")) }
         guard pipe(&fromChild) == 0 else {
@@ -150,8 +175,14 @@ enum ChildProcess {
             return .failure(.failed("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))"))
         }
         _ = fcntl(requestFD, F_SETFL, fcntl(requestFD, F_GETFL) | O_NONBLOCK)
+        return .success(Spawned(pid: pid, requestFD: requestFD, answerFD: answerFD))
+    }
 
-        let deadline = Date().addingTimeInterval(timeout)
+    /// Writes the request and collects the answer until the helper closes its stdout, the deadline
+    /// passes or the answer grows too large; closes both pipes. Returns what was collected and,
+    /// when the exchange went wrong, why (the helper must then be killed).
+    static func exchange(with child: Spawned, input: Data, deadline: Date, timeout: Double,
+                         maximumOutput: Int) -> (Data, ProverError?) {
         var inputOpen = true, written = 0
         var collected = Data()
         var outcome: ProverError?
@@ -163,20 +194,15 @@ enum ChildProcess {
                 outcome = .failed("no answer within \(Int(timeout)) s (stopped)")
                 break
             }
-            var fds = [pollfd(fd: answerFD, events: Int16(POLLIN), revents: 0)]
-            if inputOpen { fds.append(pollfd(fd: requestFD, events: Int16(POLLOUT), revents: 0)) }
+            var fds = [pollfd(fd: child.answerFD, events: Int16(POLLIN), revents: 0)]
+            if inputOpen { fds.append(pollfd(fd: child.requestFD, events: Int16(POLLOUT), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining, 1) * 1000) + 1)
             if ready < 0 && errno != EINTR { outcome = .failed("poll failed: \(String(cString: strerror(errno)))"); break }
             if inputOpen, fds.count > 1, fds[1].revents != 0 {
-                let count = bytes.withUnsafeBytes { write(requestFD, $0.baseAddress! + written, bytes.count - written) }
-                if count > 0 { written += count }
-                if written == bytes.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
-                    close(requestFD)   // EOF tells the helper the request is complete; EPIPE: it left early
-                    inputOpen = false
-                }
+                inputOpen = writeRequest(bytes, written: &written, to: child.requestFD)
             }
             if fds[0].revents != 0 {
-                let count = read(answerFD, &buffer, buffer.count)
+                let count = read(child.answerFD, &buffer, buffer.count)
                 if count > 0 {
                     collected.append(contentsOf: buffer[0..<count])
                     if collected.count > maximumOutput { outcome = .garbage("the prover process wrote more than \(maximumOutput >> 20) MB"); break loop }
@@ -188,15 +214,26 @@ enum ChildProcess {
                 }
             }
         }
-        if inputOpen { close(requestFD) }
-        close(answerFD)
-        var status: Int32 = 0
-        if outcome != nil {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-            return .failure(outcome!)
+        if inputOpen { close(child.requestFD) }
+        close(child.answerFD)
+        return (collected, outcome)
+    }
+
+    /// Writes what the pipe takes of the rest of the request; returns whether the request pipe is
+    /// still open (it is closed once everything is written, or when the helper has gone).
+    private static func writeRequest(_ bytes: [UInt8], written: inout Int, to fd: Int32) -> Bool {
+        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+        if count > 0 { written += count }
+        if written == bytes.count || (count < 0 && errno != EAGAIN && errno != EINTR) {
+            close(fd)   // EOF tells the helper the request is complete; EPIPE: it left early
+            return false
         }
-        // Stdout is closed; give the process until the deadline to exit.
+        return true
+    }
+
+    /// Stdout is closed; gives the process until the deadline to exit, then kills it.
+    static func awaitExit(_ pid: pid_t, deadline: Date, timeout: Double) -> Result<Void, ProverError> {
+        var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
             if Date() > deadline {
                 kill(pid, SIGKILL)
@@ -206,6 +243,6 @@ enum ChildProcess {
             usleep(5_000)
         }
         if status & 0x7F != 0 { return .failure(.failed("the prover process crashed (signal \(status & 0x7F))")) }
-        return .success(collected)
+        return .success(())
     }
 }

@@ -1,0 +1,170 @@
+import CardIO
+import ChipProtocols
+import PassportCrypto
+import LDS
+import MRZ
+
+/// How access to the chip was gained; a lost session is re-opened the same way.
+enum AccessGained {
+    case bac(MRZAccessKey)
+    /// The first PACE's result (its CAM data is checked against EF.CardSecurity) and the password.
+    case pace(PACE.Result, PACE.Password)
+
+    var protocolName: String {
+        switch self {
+        case .bac: return "BAC"
+        case .pace(let result, _): return result.description
+        }
+    }
+}
+
+/// The channels one secure session reads through: secure messaging over the plain channel,
+/// and the file reader over that. A new session (after recovery or chip authentication) is a
+/// new stack.
+struct SecureStack {
+    let secure: SecureMessagingChannel
+    let reader: ChipFileReader
+
+    init(_ secure: SecureMessagingChannel) {
+        self.secure = secure
+        reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
+                                maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
+    }
+
+    init(over plain: CardChannel, keys: SessionKeys, ssc: [UInt8]) {
+        self.init(SecureMessagingChannel(over: plain, keys: keys, ssc: ssc))
+    }
+}
+
+/// The steps before secure messaging, over the plain channel: EF.CardAccess, SELECT of the
+/// eMRTD application, and access control (PACE when EF.CardAccess offers a profile we support,
+/// else BAC). Also re-opens a lost session.
+struct AccessControl {
+    let channel: ISO7816Channel
+    let access: AccessCredentials
+    let events: (ScanEvent) -> Void
+    /// RND.IFD and K.IFD of BAC; fixed by tests that script the chip.
+    var random: (Int) -> [UInt8] = OpenSSLCrypto.randomBytes
+    /// PACE's terminal private keys (mapping, ephemeral); nil outside tests reproducing ICAO's examples.
+    var pacePrivateKeys: [[UInt8]]?
+
+    static let applicationID: [UInt8] = [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
+
+    /// A session, the access that opened it, ready to read: established with PACE when offered,
+    /// else BAC. With the MRZ password a failed PACE falls back to BAC (chips that offer both
+    /// accept either); with the CAN it is final.
+    func establish(cardAccess: [UInt8]?) throws -> (AccessGained, SecureStack) {
+        if let info = Self.usablePACEInfo(in: cardAccess), let password = access.pacePassword {
+            return try establishByPACE(info, password: password)
+        }
+        guard let key = access.mrz else { throw ScanError.canNeedsPACE }
+        return try establishByBAC(key)
+    }
+
+    private func establishByPACE(_ info: PACEInfo, password: PACE.Password) throws -> (AccessGained, SecureStack) {
+        do {
+            events(.authenticating(protocol: "PACE"))
+            let result = try runPACE(info, password: password)
+            events(.authenticated(protocol: "PACE"))
+            return (.pace(result, password), SecureStack(over: channel, keys: result.keys, ssc: result.ssc))
+        } catch let error as SecurityError {
+            guard case .mrz(let key) = password else { throw Self.refusal(error, password: password) }
+            return try establishByBAC(key)
+        }
+    }
+
+    private func establishByBAC(_ key: MRZAccessKey) throws -> (AccessGained, SecureStack) {
+        let session = try runBAC(key)
+        return (.bac(key), SecureStack(over: channel, keys: session.keys, ssc: session.ssc))
+    }
+
+    /// Opens a new session after one was lost (a failed chip authentication ends it) the way the
+    /// first was opened, then selects the application, unless the file being read lies in the
+    /// master file (EF.CardSecurity after PACE). BAC selects the application before it starts.
+    func reopen(_ gained: AccessGained, selectApplication: Bool = true) throws -> SecureStack {
+        switch gained {
+        case .bac(let key):
+            let session = try runBAC(key)
+            return SecureStack(over: channel, keys: session.keys, ssc: session.ssc)
+        case .pace(let first, let password):
+            let result = try runPACE(first.info, password: password)
+            let stack = SecureStack(over: channel, keys: result.keys, ssc: result.ssc)
+            if selectApplication { try Self.selectApplication(over: stack.secure) }
+            return stack
+        }
+    }
+
+    private func runPACE(_ info: PACEInfo, password: PACE.Password) throws -> PACE.Result {
+        try openingSession {
+            try PACE(info: info, password: password, fixedPrivateKeys: pacePrivateKeys).perform(over: channel)
+        }
+    }
+
+    /// SELECT the eMRTD application (plain), then BAC.
+    private func runBAC(_ key: MRZAccessKey) throws -> BAC.Session {
+        try openingSession {
+            try Self.selectApplication(over: channel)
+            events(.authenticating(protocol: "BAC"))
+            do {
+                let session = try BAC(accessKey: key, random: random).authenticate(over: channel)
+                events(.authenticated(protocol: "BAC"))
+                return session
+            } catch SecurityError.accessDenied(let status) {
+                throw ScanError.accessDenied(status: status)
+            }
+        }
+    }
+
+    /// Runs the plain exchanges that open a session with 6Cxx retries on. They are off afterwards:
+    /// secure messaging follows, where a repeated command would carry a stale send-sequence
+    /// counter (or the scan ends with the error).
+    private func openingSession<T>(_ body: () throws -> T) throws -> T {
+        channel.retriesWrongLength = true
+        defer { channel.retriesWrongLength = false }
+        return try body()
+    }
+
+    static func selectApplication(over channel: CardChannel) throws {
+        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x04, p2: 0x0C, data: applicationID))
+        guard select.status.isSuccess else { throw ScanError.notAPassport(status: select.status) }
+    }
+
+    /// EF.CardAccess from the master file, read plainly before any access control (absent on
+    /// BAC-only chips).
+    func readCardAccess() throws -> [UInt8]? {
+        var response = try readCardAccessBinary()
+        if !response.status.isSuccess && response.status != .endOfFileWarning && response.status != .fileNotFound {
+            // Maybe an application is still selected from an earlier session: select the master file.
+            let mf = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: [0x3F, 0x00]))
+            guard mf.status.isSuccess else { return nil }
+            response = try readCardAccessBinary()
+        }
+        guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty,
+              let total = try? TLV.totalLength(ofObjectStartingWith: response.data[...]), total <= response.data.count
+        else { return nil }
+        return Array(response.data.prefix(total))
+    }
+
+    private func readCardAccessBinary() throws -> ResponseAPDU {
+        try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.shortFID, p2: 0, ne: 256))
+    }
+
+    /// The first PACE profile of EF.CardAccess this reader can run.
+    static func usablePACEInfo(in cardAccess: [UInt8]?) -> PACEInfo? {
+        let offered = cardAccess.flatMap { try? SecurityInfos(bytes: $0) }?.paceInfos ?? []
+        return offered.first { (try? PACE(info: $0, password: .can(""))) != nil }
+    }
+
+    /// A refused PACE password, or a PACE that broke off, as the scan reports it.
+    static func refusal(_ error: SecurityError, password: PACE.Password) -> ScanError {
+        if case .accessDenied(let status) = error { return .passwordRefused(password: password.name, status: status) }
+        return .secureMessagingFailed(file: .cardAccess, cause: error.description)
+    }
+}
+
+extension AccessCredentials {
+    /// PACE's password: the CAN when given, else the MRZ.
+    var pacePassword: PACE.Password? {
+        can.map { .can($0) } ?? mrz.map { .mrz($0) }
+    }
+}

@@ -1,0 +1,138 @@
+import CardIO
+import ChipProtocols
+import LDS
+
+/// The steps of a read after access control, in the order `PassportReader.read` runs them.
+extension ReadSession {
+    // MARK: after PACE
+
+    /// PACE-CAM proves the chip genuine with EF.CardSecurity's key: read it from the master file
+    /// (before the application is selected) and check the chip's mapping data against it.
+    func authenticateChipByPACEMapping() throws {
+        guard case .pace(let result, _) = gained, result.chipAuthenticationMapping != nil else { return }
+        try readFile(.cardSecurity)
+        do {
+            let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
+            try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key)
+            chipAuthentication = .passed
+        } catch {
+            chipAuthentication = .failed("PACE-CAM: \(error)")
+        }
+    }
+
+    /// PACE runs in the master file: select the eMRTD application (under secure messaging).
+    func selectApplicationAfterPACE() throws {
+        guard case .pace = gained else { return }
+        try AccessControl.selectApplication(over: stack.secure)
+    }
+
+    // MARK: EF.COM
+
+    /// EF.COM, which lists the data groups; a chip without it is no passport.
+    func readCOM() throws -> EFCOM {
+        try readFile(.com)
+        guard let bytes = files[.com] else { throw ScanError.missingRequiredFile(.com) }
+        do { return try EFCOM(bytes: bytes) } catch {
+            throw ScanError.malformedFile(file: .com, cause: String(describing: error))
+        }
+    }
+
+    // MARK: chip authentication
+
+    /// Chip authentication with DG14's key, unless PACE-CAM has authenticated the chip already.
+    /// DG14 is looked for even when EF.COM omits it (some chips list it only in EF.SOD, or
+    /// nowhere); a chip that lists DG14 and withholds it must not escape chip authentication.
+    func authenticateChip(com: EFCOM) throws {
+        guard chipAuthentication != .passed else { return }
+        try readFile(.dataGroup(14))
+        if !com.dataGroups.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
+        if let dg14 = files[.dataGroup(14)] {
+            try runChipAuthentication(dg14: dg14, provenBy: com.dataGroups.sorted().first { $0 != .dataGroup(14) } ?? .sod)
+        } else if let reason = unavailable[.dataGroup(14)] {
+            chipAuthentication = .failed("EF.COM lists DG14 but the chip did not give it: \(reason)")
+        }
+    }
+
+    /// CA replaces the session keys; `next` is then read under the new keys: a chip without the
+    /// private key (a copy) cannot answer it with a valid MAC, which is the proof CA gives. One
+    /// corrupted answer must not brand a genuine chip a copy: a failure is retried once.
+    private func runChipAuthentication(dg14: [UInt8], provenBy next: LDSFile) throws {
+        for attempt in 1...2 {
+            do {
+                try attemptChipAuthentication(dg14: dg14, provenBy: next)
+                return
+            } catch let error where Self.endsSession(error) {
+                files[next] = nil
+                chipAuthentication = .failed("under the chip-authentication keys the chip's answer failed "
+                    + "(\(attempt == 1 ? "once" : "twice")): \(Self.cause(of: error))")
+                // The session is gone either way: open a new one with the access key and go on.
+                try reopen()
+                if attempt == 1 { events(.recovering(file: next, reason: "chip authentication failed once; trying it again")) }
+            }
+        }
+    }
+
+    private func attemptChipAuthentication(dg14: [UInt8], provenBy next: LDSFile) throws {
+        events(.authenticating(protocol: "Chip Authentication"))
+        let ca = try ChipAuthentication(dg14: try SecurityInfos(bytes: dg14))
+        replaceStack(try ca.perform(over: stack.secure, raw: plain))
+        try readFile(next, recover: false)
+        chipAuthentication = .passed
+        events(.authenticated(protocol: "Chip Authentication"))
+    }
+
+    /// A failure that leaves the session unusable: a protocol error, or a file that could not be
+    /// read under the new keys.
+    static func endsSession(_ error: Error) -> Bool {
+        error is SecurityError || (error as? ScanError).map(ScanError.isSecureMessagingFailure) == true
+    }
+
+    private static func cause(of error: Error) -> String {
+        if case .secureMessagingFailed(_, let why)? = error as? ScanError { return why }
+        return String(describing: error)
+    }
+
+    // MARK: the other files
+
+    /// Every data group EF.COM lists and not read yet, DG15 even when unlisted (it decides active
+    /// authentication), then EF.SOD; fails when a file every passport has is missing.
+    func readRemainingFiles(com: EFCOM) throws {
+        for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil { try readFile(file) }
+        if !com.dataGroups.contains(.dataGroup(15)) {
+            try readFile(.dataGroup(15))
+            unavailable[.dataGroup(15)] = nil // an unlisted file that is absent is no finding
+        }
+        try readFile(.sod)
+        try requireMandatoryFiles(com: com)
+    }
+
+    /// ICAO 9303-10: every eMRTD holds DG1 (the MRZ) and DG2 (the face); a dump without them is
+    /// not a passport's contents, whatever the chip says (DG2 only when EF.COM lists it).
+    private func requireMandatoryFiles(com: EFCOM) throws {
+        for required in [LDSFile.sod, .dataGroup(1), .dataGroup(2)] where files[required] == nil {
+            if required == .dataGroup(2) && !com.dataGroups.contains(.dataGroup(2)) { continue }
+            throw ScanError.missingRequiredFile(required, reason: unavailable[required])
+        }
+    }
+
+    // MARK: active authentication
+
+    /// The chip signs a challenge with DG15's key. Never fails the read: the outcome says how it went.
+    func authenticateActively() {
+        if let reason = unavailable[.dataGroup(15)] {
+            activeAuthentication = .failed("EF.COM lists DG15 but the chip did not give it: \(reason)")
+        }
+        guard let dg15 = files[.dataGroup(15)] else { return }
+        do {
+            events(.authenticating(protocol: "Active Authentication"))
+            let aa = try ActiveAuthentication(dg15: try DataGroup15(bytes: dg15),
+                                              dg14: files[.dataGroup(14)].flatMap { try? SecurityInfos(bytes: $0) },
+                                              random: control.random)
+            try aa.perform(over: stack.secure)
+            activeAuthentication = .passed
+            events(.authenticated(protocol: "Active Authentication"))
+        } catch {
+            activeAuthentication = .failed(String(describing: error))
+        }
+    }
+}
