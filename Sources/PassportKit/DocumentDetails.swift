@@ -12,92 +12,114 @@ public struct DocumentDetails: Sendable {
     public private(set) var problems: [String] = []
 
     public init(files: [LDSFile: [UInt8]], now: Date = Date()) {
-        func attempt(_ file: LDSFile, _ body: ([UInt8]) throws -> Void) {
-            guard let bytes = files[file] else { return }
-            do { try body(bytes) } catch { problems.append("\(file): \(error)") }
-        }
-        attempt(.com) { bytes in
-            let com = try EFCOM(bytes: bytes)
-            report.com = DocumentReport.COM(ldsVersion: com.ldsVersion, unicodeVersion: com.unicodeVersion,
-                                            dataGroups: com.dataGroups.map(\.name))
-            lines.append(("LDS", "version \(com.ldsVersion ?? "?"), lists \(com.dataGroups.map(\.name).joined(separator: " "))"))
-        }
-        attempt(.dataGroup(1)) { bytes in
-            let summary = DocumentSummary(dg1: try DataGroup1(bytes: bytes), now: now)
-            report.document = summary
-            lines += [("Document", "\(summary.documentCode) (\(summary.mrzFormat)), issued by \(summary.issuingState)"),
-                      ("Name", "\(summary.primaryIdentifier), \(summary.secondaryIdentifier)"),
-                      ("Number", summary.documentNumber), ("Nationality", summary.nationality),
-                      ("Born", "\(summary.birthDate)   Sex \(summary.sex)"), ("Expires", summary.expiryDate)]
-        }
-        attempt(.dataGroup(2)) { bytes in
-            let dg2 = try DataGroup2(bytes: bytes)
-            report.face = dg2.faces.map { face in
-                DocumentReport.Face(standard: face.standard, format: face.format.rawValue, width: face.width,
-                                    height: face.height, imageBytes: face.image.count, gender: face.gender,
-                                    eyeColour: face.eyeColour, hairColour: face.hairColour, expression: face.expression,
-                                    featurePoints: face.featurePoints.map { .init(code: $0.code, x: $0.x, y: $0.y) })
-            }
-            for face in dg2.faces {
-                let size = face.width.map { w in "\(w)×\(face.height ?? 0), " } ?? ""
-                lines.append(("Face", "\(face.format.rawValue), \(size)\(face.image.count) bytes, \(face.standard), \(face.featurePoints.count) feature point(s)"))
-            }
-        }
-        attempt(.dataGroup(11)) { bytes in
-            let dg11 = try DataGroup11(bytes: bytes)
-            report.dg11 = DocumentReport.DG11(
-                fullName: dg11.fullName, personalNumber: dg11.personalNumber, fullDateOfBirth: dg11.fullDateOfBirth,
-                placeOfBirth: dg11.placeOfBirth, address: dg11.address, telephone: dg11.telephone,
-                profession: dg11.profession, title: dg11.title, personalSummary: dg11.personalSummary,
-                custodyInformation: dg11.custodyInformation, otherNames: dg11.otherNames.isEmpty ? nil : dg11.otherNames)
-            let fields: [(String, String?)] = [
-                ("Full name", dg11.fullName), ("Personal no.", dg11.personalNumber), ("Date of birth", dg11.fullDateOfBirth),
-                ("Place of birth", dg11.placeOfBirth), ("Address", dg11.address), ("Telephone", dg11.telephone),
-                ("Profession", dg11.profession), ("Title", dg11.title), ("Summary", dg11.personalSummary),
-                ("Custody", dg11.custodyInformation),
-            ]
-            for (label, value) in fields {
-                if let value { lines.append((label, DataGroup11.readable(value))) }
-            }
-            if !dg11.otherNames.isEmpty {
-                lines.append(("Other names", dg11.otherNames.map(DataGroup11.readable).joined(separator: "; ")))
-            }
-        }
-        attempt(.dataGroup(12)) { bytes in
-            let dg12 = try DataGroup12(bytes: bytes)
-            report.dg12 = DocumentReport.DG12(frontImage: dg12.hasFrontImage, rearImage: dg12.hasRearImage,
-                                              issuingAuthority: dg12.issuingAuthority, dateOfIssue: dg12.dateOfIssue,
-                                              endorsements: dg12.endorsements,
-                                              otherPersons: dg12.otherPersons.isEmpty ? nil : dg12.otherPersons)
-            if let v = dg12.issuingAuthority { lines.append(("Authority", DataGroup11.readable(v))) }
-            if let v = dg12.dateOfIssue { lines.append(("Issued", v)) }
-            if let v = dg12.endorsements { lines.append(("Endorsements", DataGroup11.readable(v))) }
-        }
-        attempt(.dataGroup(14)) { bytes in
-            let infos = try SecurityInfos(bytes: bytes)
-            report.dg14 = infos.infos.map(SecurityInfoReport.init)
-            for ca in infos.chipAuthenticationInfos {
-                lines.append(("DG14", "Chip Authentication \(ca.isDH ? "DH" : "ECDH"), \(ca.cipher?.rawValue ?? "?"), version \(ca.version)"))
-            }
-        }
-        attempt(.dataGroup(15)) { bytes in
-            let dg15 = try DataGroup15(bytes: bytes)
-            report.dg15 = DocumentReport.DG15(algorithm: dg15.isRSA ? "RSA" : "EC", algorithmOID: dg15.algorithmOID,
-                                              publicKeyBytes: dg15.subjectPublicKeyInfo.count)
-            lines.append(("DG15", "Active Authentication \(dg15.isRSA ? "RSA" : "ECDSA") public key"))
-        }
-        attempt(.cardAccess) { bytes in
-            let infos = try SecurityInfos(bytes: bytes)
-            report.cardAccess = infos.infos.map(SecurityInfoReport.init)
-            for pace in infos.paceInfos { lines.append(("PACE", pace.description)) }
-        }
-        attempt(.sod) { bytes in
-            let sod = try SecurityObject(bytes: bytes)
-            report.sod = DocumentReport.SOD(hashAlgorithm: sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID,
-                                            ldsSecurityObjectVersion: sod.version,
-                                            dataGroups: sod.dataGroupHashes.keys.sorted().map { "DG\($0)" })
-            lines.append(("SOD", "\(sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID) hashes of " + sod.dataGroupHashes.keys.sorted().map { "DG\($0)" }.joined(separator: " ")))
+        // Each file on its own: one that does not parse is a problem, the others are still shown.
+        let describers: [(LDSFile, (inout DocumentDetails, [UInt8]) throws -> Void)] = [
+            (.com, { try $0.describeCOM($1) }),
+            (.dataGroup(1), { try $0.describeDG1($1, now: now) }),
+            (.dataGroup(2), { try $0.describeDG2($1) }),
+            (.dataGroup(11), { try $0.describeDG11($1) }),
+            (.dataGroup(12), { try $0.describeDG12($1) }),
+            (.dataGroup(14), { try $0.describeDG14($1) }),
+            (.dataGroup(15), { try $0.describeDG15($1) }),
+            (.cardAccess, { try $0.describeCardAccess($1) }),
+            (.sod, { try $0.describeSOD($1) }),
+        ]
+        for (file, describe) in describers {
+            guard let bytes = files[file] else { continue }
+            do { try describe(&self, bytes) } catch { problems.append("\(file): \(error)") }
         }
         if !problems.isEmpty { report.problems = problems }
     }
+
+    private mutating func describeCOM(_ bytes: [UInt8]) throws {
+        let com = try EFCOM(bytes: bytes)
+        report.com = DocumentReport.COM(ldsVersion: com.ldsVersion, unicodeVersion: com.unicodeVersion,
+                                        dataGroups: com.dataGroups.map(\.name))
+        lines.append(("LDS", "version \(com.ldsVersion ?? "?"), lists \(com.dataGroups.map(\.name).joined(separator: " "))"))
+    }
+
+    private mutating func describeDG1(_ bytes: [UInt8], now: Date) throws {
+        let summary = DocumentSummary(dg1: try DataGroup1(bytes: bytes), now: now)
+        report.document = summary
+        lines += [("Document", "\(summary.documentCode) (\(summary.mrzFormat)), issued by \(summary.issuingState)"),
+                  ("Name", "\(summary.primaryIdentifier), \(summary.secondaryIdentifier)"),
+                  ("Number", summary.documentNumber), ("Nationality", summary.nationality),
+                  ("Born", "\(summary.birthDate)   Sex \(summary.sex)"), ("Expires", summary.expiryDate)]
+    }
+
+    private mutating func describeDG2(_ bytes: [UInt8]) throws {
+        let dg2 = try DataGroup2(bytes: bytes)
+        report.face = dg2.faces.map { face in
+            DocumentReport.Face(standard: face.standard, format: face.format.rawValue, width: face.width,
+                                height: face.height, imageBytes: face.image.count, gender: face.gender,
+                                eyeColour: face.eyeColour, hairColour: face.hairColour, expression: face.expression,
+                                featurePoints: face.featurePoints.map { .init(code: $0.code, x: $0.x, y: $0.y) })
+        }
+        for face in dg2.faces {
+            let size = face.width.map { w in "\(w)×\(face.height ?? 0), " } ?? ""
+            lines.append(("Face", "\(face.format.rawValue), \(size)\(face.image.count) bytes, \(face.standard), \(face.featurePoints.count) feature point(s)"))
+        }
+    }
+
+    private mutating func describeDG11(_ bytes: [UInt8]) throws {
+        let dg11 = try DataGroup11(bytes: bytes)
+        report.dg11 = DocumentReport.DG11(
+            fullName: dg11.fullName, personalNumber: dg11.personalNumber, fullDateOfBirth: dg11.fullDateOfBirth,
+            placeOfBirth: dg11.placeOfBirth, address: dg11.address, telephone: dg11.telephone,
+            profession: dg11.profession, title: dg11.title, personalSummary: dg11.personalSummary,
+            custodyInformation: dg11.custodyInformation, otherNames: dg11.otherNames.isEmpty ? nil : dg11.otherNames)
+        let fields: [(String, String?)] = [
+            ("Full name", dg11.fullName), ("Personal no.", dg11.personalNumber), ("Date of birth", dg11.fullDateOfBirth),
+            ("Place of birth", dg11.placeOfBirth), ("Address", dg11.address), ("Telephone", dg11.telephone),
+            ("Profession", dg11.profession), ("Title", dg11.title), ("Summary", dg11.personalSummary),
+            ("Custody", dg11.custodyInformation),
+        ]
+        for (label, value) in fields {
+            if let value { lines.append((label, DataGroup11.readable(value))) }
+        }
+        if !dg11.otherNames.isEmpty {
+            lines.append(("Other names", dg11.otherNames.map(DataGroup11.readable).joined(separator: "; ")))
+        }
+    }
+
+    private mutating func describeDG12(_ bytes: [UInt8]) throws {
+        let dg12 = try DataGroup12(bytes: bytes)
+        report.dg12 = DocumentReport.DG12(frontImage: dg12.hasFrontImage, rearImage: dg12.hasRearImage,
+                                          issuingAuthority: dg12.issuingAuthority, dateOfIssue: dg12.dateOfIssue,
+                                          endorsements: dg12.endorsements,
+                                          otherPersons: dg12.otherPersons.isEmpty ? nil : dg12.otherPersons)
+        if let v = dg12.issuingAuthority { lines.append(("Authority", DataGroup11.readable(v))) }
+        if let v = dg12.dateOfIssue { lines.append(("Issued", v)) }
+        if let v = dg12.endorsements { lines.append(("Endorsements", DataGroup11.readable(v))) }
+    }
+
+    private mutating func describeDG14(_ bytes: [UInt8]) throws {
+        let infos = try SecurityInfos(bytes: bytes)
+        report.dg14 = infos.infos.map(SecurityInfoReport.init)
+        for ca in infos.chipAuthenticationInfos {
+            lines.append(("DG14", "Chip Authentication \(ca.isDH ? "DH" : "ECDH"), \(ca.cipher?.rawValue ?? "?"), version \(ca.version)"))
+        }
+    }
+
+    private mutating func describeDG15(_ bytes: [UInt8]) throws {
+        let dg15 = try DataGroup15(bytes: bytes)
+        report.dg15 = DocumentReport.DG15(algorithm: dg15.isRSA ? "RSA" : "EC", algorithmOID: dg15.algorithmOID,
+                                          publicKeyBytes: dg15.subjectPublicKeyInfo.count)
+        lines.append(("DG15", "Active Authentication \(dg15.isRSA ? "RSA" : "ECDSA") public key"))
+    }
+
+    private mutating func describeCardAccess(_ bytes: [UInt8]) throws {
+        let infos = try SecurityInfos(bytes: bytes)
+        report.cardAccess = infos.infos.map(SecurityInfoReport.init)
+        for pace in infos.paceInfos { lines.append(("PACE", pace.description)) }
+    }
+
+    private mutating func describeSOD(_ bytes: [UInt8]) throws {
+        let sod = try SecurityObject(bytes: bytes)
+        report.sod = DocumentReport.SOD(hashAlgorithm: sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID,
+                                        ldsSecurityObjectVersion: sod.version,
+                                        dataGroups: sod.dataGroupHashes.keys.sorted().map { "DG\($0)" })
+        lines.append(("SOD", "\(sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID) hashes of " + sod.dataGroupHashes.keys.sorted().map { "DG\($0)" }.joined(separator: " ")))
+    }
+
 }
