@@ -17,7 +17,7 @@ public struct ChipAuthentication {
             ChipAuthenticationInfo(protocolOID: $0.isDH ? "0.4.0.127.0.7.2.2.3.1.1" : "0.4.0.127.0.7.2.2.3.2.1", version: 1, keyID: $0.keyID)
         }
         guard let info = dg14.chipAuthenticationInfos.first(where: { $0.cipher != nil }) ?? implied else {
-            throw SecurityError.chipAuthenticationFailed("DG14 offers no supported Chip Authentication protocol")
+            throw SecurityError.unsupported("Chip Authentication with the protocols DG14 offers")
         }
         guard let keyInfo = dg14.chipAuthenticationPublicKeys.first(where: { $0.isDH == info.isDH && (info.keyID == nil || $0.keyID == info.keyID) })
                 ?? dg14.chipAuthenticationPublicKeys.first(where: { $0.isDH == info.isDH }) else {

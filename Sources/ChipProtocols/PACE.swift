@@ -153,9 +153,9 @@ public struct PACE {
     /// smallest n with n·l ≥ log2(p) + 64; the output is x1 ‖ … ‖ xn (reduced mod p by the caller).
     static func pseudoRandom(s: [UInt8], t: [UInt8], primeBits: Int) throws -> [UInt8] {
         let constants: [Int: ([UInt8], [UInt8])] = [
-            128: (hexBytes("a668892a7c41e3ca739f40b057d85904"), hexBytes("a4e136ac725f738b01c1f60217c188ad")),
-            256: (hexBytes("d463d65234124ef7897054986dca0a174e28df758cbaa03f240616414d5a1676"),
-                  hexBytes("54bd7255f0aaf831bec3423fcf39d69b6cbf066677d0faae5aadd99df8e53517")),
+            128: (bytes(fromHex: "a668892a7c41e3ca739f40b057d85904")!, bytes(fromHex: "a4e136ac725f738b01c1f60217c188ad")!),
+            256: (bytes(fromHex: "d463d65234124ef7897054986dca0a174e28df758cbaa03f240616414d5a1676")!,
+                  bytes(fromHex: "54bd7255f0aaf831bec3423fcf39d69b6cbf066677d0faae5aadd99df8e53517")!),
         ]
         let l = s.count * 8
         guard let (c0, c1) = constants[l] else { throw SecurityError.unsupported("integrated mapping with a \(l)-bit nonce") }
@@ -220,15 +220,4 @@ public struct PACE {
         default: return .unexpectedStatus(command: "PACE \(step)", status: status)
         }
     }
-}
-
-func hexBytes(_ text: String) -> [UInt8] {
-    var out: [UInt8] = []
-    var index = text.startIndex
-    while index < text.endIndex {
-        let next = text.index(index, offsetBy: 2)
-        out.append(UInt8(text[index..<next], radix: 16)!)
-        index = next
-    }
-    return out
 }

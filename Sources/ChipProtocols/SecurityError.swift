@@ -47,7 +47,8 @@ extension SecurityError {
     static func inChipAuthentication<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as CryptoError {
             switch error {
-            case .keyMismatch(let why), .outOfRange(let why): throw SecurityError.chipAuthenticationFailed(why)
+            case .keyMismatch(let why), .outOfRange(let why), .invalidSignature(let why):
+                throw SecurityError.chipAuthenticationFailed(why)
             case .openSSL(let what): throw SecurityError.crypto(what)
             case .unsupportedAlgorithm(let what): throw SecurityError.unsupported(what)
             }

@@ -6,6 +6,8 @@ public struct DumpFolder: Sendable {
     public let url: URL
     public let files: [LDSFile: [UInt8]]
     public let manifest: DumpManifest?
+    /// evidence.json as stored (nil when the dump has none); `ChipEvidence(json:)` reads it.
+    public let evidence: [UInt8]?
 
     public static let manifestName = "manifest.json"
 
@@ -22,6 +24,7 @@ public struct DumpFolder: Sendable {
             self.url = url
             self.files = [.sod: bytes]
             self.manifest = nil
+            self.evidence = nil
             return
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
@@ -49,19 +52,22 @@ public struct DumpFolder: Sendable {
         } else {
             manifest = nil
         }
+        evidence = try byLowercase[ChipEvidence.fileName].map { [UInt8](try Data(contentsOf: url.appendingPathComponent($0))) }
     }
 
     /// A dump in memory (e.g. a modified copy for mutation tests).
-    public init(url: URL, files: [LDSFile: [UInt8]], manifest: DumpManifest?) {
+    public init(url: URL, files: [LDSFile: [UInt8]], manifest: DumpManifest?, evidence: [UInt8]? = nil) {
         self.url = url
         self.files = files
         self.manifest = manifest
+        self.evidence = evidence
     }
 
     /// Writes `files` and `manifest` into `destination` atomically: everything goes into a
     /// temporary sibling folder that is renamed into place only when complete, so an
     /// interrupted write never leaves a folder that looks like a finished dump.
-    public static func write(files: [LDSFile: [UInt8]], manifest: DumpManifest, to destination: URL) throws {
+    public static func write(files: [LDSFile: [UInt8]], manifest: DumpManifest, evidence: [UInt8]? = nil,
+                             to destination: URL) throws {
         let fm = FileManager.default
         if fm.fileExists(atPath: destination.path) {
             throw DumpError.destinationExists(destination.path)
@@ -74,6 +80,7 @@ public struct DumpFolder: Sendable {
             for (file, bytes) in files {
                 try Data(bytes).write(to: temporary.appendingPathComponent(file.fileName))
             }
+            if let evidence { try Data(evidence).write(to: temporary.appendingPathComponent(ChipEvidence.fileName)) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(manifest).write(to: temporary.appendingPathComponent(manifestName))
@@ -105,7 +112,7 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     public var apdus: Int
     public var seconds: Double
     public var files: [String: FileEntry]
-    /// "passed", "failed" or "not_supported" (nil in dumps from before these were recorded).
+    /// "passed", "failed", "not_supported" or "unverified" (nil in dumps from before these were recorded).
     public var chipAuthentication: String?
     public var activeAuthentication: String?
     /// Files the chip lists but did not give, with the reason (nil when there were none).
@@ -138,6 +145,7 @@ public enum DumpError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty(String)
     case badManifest(String, String)
     case destinationExists(String)
+    case badEvidence(String)
 
     public var description: String {
         switch self {
@@ -145,6 +153,7 @@ public enum DumpError: Error, Equatable, Sendable, CustomStringConvertible {
         case .empty(let p): return "\(p) holds no passport files (COM.bin, DG1.bin, SOD.bin, or the BSI/FID names)."
         case .badManifest(let p, let why): return "\(p)/manifest.json is unreadable: \(why)"
         case .destinationExists(let p): return "\(p) already exists. Choose another --out folder or remove it first."
+        case .badEvidence(let why): return "evidence.json is unreadable: \(why)"
         }
     }
 }

@@ -60,7 +60,39 @@ public enum DumpVerifier {
         let dscs = try documentSigners.flatMap { try Certificate.load(file: $0) }
         var report = PassiveAuthentication.verify(files: dump.files, trust: trust, at: at, documentSigners: dscs, now: now)
         checkManifest(dump, &report)
+        recheckActiveAuthentication(dump, &report)
         return report
+    }
+
+    /// A recorded Active Authentication answer checked again against DG15's key (and DG14's
+    /// algorithm): a dump verified later says whether the chip proved its key when it was read.
+    static func recheckActiveAuthentication(_ dump: DumpFolder, _ report: inout PassiveAuthenticationReport) {
+        guard let json = dump.evidence else { return }
+        let recorded: ChipEvidence.ActiveAuthentication?
+        do { recorded = try ChipEvidence(json: json).activeAuthentication } catch {
+            report.fail("\(error)")
+            return
+        }
+        guard let recorded, let challengeHex = recorded.challenge, let signatureHex = recorded.signature else { return }
+        report.activeAuthentication = activeAuthentication(challengeHex: challengeHex, signatureHex: signatureHex, dump: dump)
+        if case .failed(let why) = report.activeAuthentication {
+            report.fail("The recorded Active Authentication answer does not verify with DG15's key: \(why)")
+        }
+    }
+
+    static func activeAuthentication(challengeHex: String, signatureHex: String, dump: DumpFolder) -> RecordedCheck {
+        guard let challenge = bytes(fromHex: challengeHex), let signature = bytes(fromHex: signatureHex) else {
+            return .failed("evidence.json holds a challenge or signature that is not hex")
+        }
+        guard let dg15 = dump.files[.dataGroup(15)] else { return .failed("the dump has no DG15 to check it with") }
+        do {
+            let key = try PublicKey(subjectPublicKeyInfo: try DataGroup15(bytes: dg15).subjectPublicKeyInfo)
+            let algorithm = dump.files[.dataGroup(14)].flatMap { try? SecurityInfos(bytes: $0) }?.activeAuthenticationInfo?.signatureAlgorithmOID
+            try ActiveAuthenticationSignature(key: key, ecdsaAlgorithmOID: algorithm).verify(signature: signature, challenge: challenge)
+            return .passed
+        } catch {
+            return .failed(String(describing: error))
+        }
     }
 
     /// A recorded dump's manifest holds each file's SHA-256 as read from the chip. EF.COM (and
@@ -72,10 +104,22 @@ public enum DumpVerifier {
                 report.warn("\(file.fileName) is not listed in manifest.json.")
                 continue
             }
-            let digest = OpenSSLCrypto.digest(.sha256, bytes).map { String(format: "%02x", $0) }.joined()
-            if digest != entry.sha256.lowercased() || bytes.count != entry.size {
-                report.fail("\(file.fileName) differs from the recording (its SHA-256 or size does not match manifest.json): the dump was altered after the scan.")
-            }
+            checkRecorded(file.fileName, bytes, entry, &report)
+        }
+        // The evidence is covered too: an edited Active Authentication answer must not pass.
+        switch (dump.evidence, manifest.files[ChipEvidence.fileName]) {
+        case (let bytes?, let entry?): checkRecorded(ChipEvidence.fileName, bytes, entry, &report)
+        case (nil, _?): report.fail("\(ChipEvidence.fileName) is listed in manifest.json but missing from the dump.")
+        case (_?, nil): report.warn("\(ChipEvidence.fileName) is not listed in manifest.json.")
+        case (nil, nil): break
+        }
+    }
+
+    static func checkRecorded(_ name: String, _ bytes: [UInt8], _ entry: DumpManifest.FileEntry,
+                              _ report: inout PassiveAuthenticationReport) {
+        let digest = hexString(OpenSSLCrypto.sha256(bytes)).lowercased()
+        if digest != entry.sha256.lowercased() || bytes.count != entry.size {
+            report.fail("\(name) differs from the recording (its SHA-256 or size does not match manifest.json): the dump was altered after the scan.")
         }
     }
 }

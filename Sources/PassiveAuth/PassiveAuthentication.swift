@@ -31,9 +31,68 @@ public enum PassiveAuthentication {
         guard let dsc = checkSignature(cms, signer: signer, documentSigners: documentSigners, &report) else { return report }
         judgementTime(at: at, signer: signer, dsc: dsc, now: now, &report)
         let documentState = files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:))
-        guard let csca = checkChain(dsc: dsc, documentState: documentState, trust: trust, &report) else { return report }
-        checkRevocation(dsc: dsc, csca: csca, trust: trust, &report)
+        if let csca = checkChain(dsc: dsc, documentState: documentState, trust: trust, &report) {
+            checkRevocation(dsc: dsc, csca: csca, trust: trust, &report)
+        }
+        if let cardSecurity = files[.cardSecurity] {
+            let check = verifyCardSecurity(cardSecurity, dg14: files[.dataGroup(14)], documentState: documentState,
+                                           trust: trust, at: at, now: now)
+            for failure in check.failures { report.fail("EF.CardSecurity: \(failure)") }
+            report.cardSecurity = check
+        }
         return report
+    }
+
+    /// EF.CardSecurity (ICAO 9303-11 §9.2; BSI TR-03110-3): SecurityInfos signed like EF.SOD, holding
+    /// the chip-authentication key PACE-CAM relies on. A terminal may trust that key only when the
+    /// object passes passive authentication, with the same trust, validity and CRL rules as EF.SOD,
+    /// and (when DG14 is present) names the same chip-authentication keys as DG14.
+    public static func verifyCardSecurity(_ bytes: [UInt8], dg14: [UInt8]?, documentState: String?, trust: TrustStore,
+                                          at: Date? = nil, now: Date = Date()) -> CardSecurityReport {
+        var report = CardSecurityReport()
+        let cms: CMSSignedData
+        do { cms = try CMSSignedData(contentInfo: bytes[...]) } catch {
+            report.fail("it is malformed: \(error)")
+            return report
+        }
+        guard let signer = cms.signers.first,
+              let dsc = checkSignature(cms, signer: signer, documentSigners: [], object: "EF.CardSecurity", &report) else {
+            return report
+        }
+        judgementTime(at: at, signer: signer, dsc: dsc, now: now, &report)
+        if let csca = checkChain(dsc: dsc, documentState: documentState, trust: trust, &report) {
+            checkRevocation(dsc: dsc, csca: csca, trust: trust, &report)
+        }
+        if let content = cms.content { compareKeys(cardSecurity: content, dg14: dg14, &report) }
+        return report
+    }
+
+    /// The chip-authentication keys of EF.CardSecurity must be DG14's: a copy carrying its own key
+    /// in a self-made EF.CardSecurity would otherwise pass PACE-CAM.
+    static func compareKeys(cardSecurity content: [UInt8], dg14: [UInt8]?, _ report: inout CardSecurityReport) {
+        let ownKeys: [ChipAuthenticationPublicKeyInfo]
+        do { ownKeys = try SecurityInfos(bytes: content).chipAuthenticationPublicKeys } catch {
+            report.fail("its SecurityInfos are malformed: \(error)")
+            return
+        }
+        guard let dg14 else { return }
+        guard let dg14Keys = try? SecurityInfos(bytes: dg14).chipAuthenticationPublicKeys else {
+            report.fail("DG14 is malformed, so its chip-authentication keys cannot be compared")
+            return
+        }
+        // The public values are compared, not the SubjectPublicKeyInfos: EF.CardSecurity names the
+        // curve by TR-03110 standardized domain parameters (an ID), DG14 usually by its OID.
+        report.matchesDG14 = Set(ownKeys.map { publicValue(of: $0.subjectPublicKeyInfo) })
+            == Set(dg14Keys.map { publicValue(of: $0.subjectPublicKeyInfo) })
+        if report.matchesDG14 == false {
+            report.fail("its chip-authentication public key differs from DG14's: the chip may be a copy")
+        }
+    }
+
+    /// The subjectPublicKey BIT STRING of a SubjectPublicKeyInfo (the whole DER when it is not one).
+    static func publicValue(of spki: [UInt8]) -> [UInt8] {
+        guard let parts = try? TLV.parse(spki).children(), parts.count == 2, parts[1].tag == 0x03 else { return spki }
+        return Array(parts[1].value)
     }
 
     /// Step 1: every data group in the dump or listed in EF.SOD against its hash.
@@ -77,36 +136,36 @@ public enum PassiveAuthentication {
 
     /// Step 2: EF.SOD's signature, by the certificate the SignerInfo names (embedded or
     /// supplied). Returns that Document Signer certificate, or nil when there is none to check with.
-    static func checkSignature(_ cms: CMSSignedData, signer: SignerInfo, documentSigners: [Certificate],
-                               _ report: inout PassiveAuthenticationReport) -> Certificate? {
+    static func checkSignature<Report: SignerCheck>(_ cms: CMSSignedData, signer: SignerInfo, documentSigners: [Certificate],
+                                                    object: String = "EF.SOD", _ report: inout Report) -> Certificate? {
         var candidates: [Certificate] = documentSigners
         for der in cms.certificates {
             if let certificate = try? Certificate.fromSecurityObject(der) { candidates.append(certificate) }
         }
         guard let dsc = candidates.first(where: signer.identifies) else {
-            report.fail("The Document Signer certificate is neither in EF.SOD nor supplied (--dsc): the signature cannot be checked.")
+            report.fail("The Document Signer certificate is neither in \(object) nor supplied (--dsc): the signature cannot be checked.")
             return nil
         }
         report.documentSigner = CertificateInfo(dsc)
         guard let content = cms.content else {
-            report.fail("EF.SOD has no encapsulated LDSSecurityObject.")
+            report.fail("\(object) has no encapsulated content.")
             return nil
         }
         switch CMSVerifier.verifySignerInfo(signer, content: content, contentType: cms.contentType, certificate: dsc) {
         case .success(let scheme):
             report.signature = .passed
             report.signatureScheme = scheme.description
-            report.sodSignatureScheme = scheme
+            report.verifiedScheme = scheme
         case .failure(let reason):
             report.signature = .failed
-            report.fail("The EF.SOD signature is invalid: \(reason.message).")
+            report.fail("The \(object) signature is invalid: \(reason.message).")
         }
         return dsc
     }
 
     /// Step 3: the time validity is judged at.
-    static func judgementTime(at: Date?, signer: SignerInfo, dsc: Certificate, now: Date,
-                              _ report: inout PassiveAuthenticationReport) {
+    static func judgementTime<Report: SignerCheck>(at: Date?, signer: SignerInfo, dsc: Certificate, now: Date,
+                                                   _ report: inout Report) {
         if let at {
             report.validityTime = at
             report.validitySource = "given (--at)"
@@ -132,8 +191,8 @@ public enum PassiveAuthentication {
 
     /// Step 4: DSC → a trusted CSCA that signed it, valid at the judgement time, of the issuing
     /// state. Returns the CSCA (even when a later check failed), or nil when none signed the DSC.
-    static func checkChain(dsc: Certificate, documentState: String?, trust: TrustStore,
-                           _ report: inout PassiveAuthenticationReport) -> Certificate? {
+    static func checkChain<Report: SignerCheck>(dsc: Certificate, documentState: String?, trust: TrustStore,
+                                                _ report: inout Report) -> Certificate? {
         let country = documentState ?? dsc.issuer.country ?? "?"
         let named = trust.cscas.filter { candidate in
             candidate.subject.matches(dsc.issuer)
@@ -176,8 +235,8 @@ public enum PassiveAuthentication {
     }
 
     /// Step 5: every CRL of this CSCA must be genuine, and none may list the DSC.
-    static func checkRevocation(dsc: Certificate, csca: Certificate, trust: TrustStore,
-                                _ report: inout PassiveAuthenticationReport) {
+    static func checkRevocation<Report: SignerCheck>(dsc: Certificate, csca: Certificate, trust: TrustStore,
+                                                     _ report: inout Report) {
         let relevant = trust.crls.filter { $0.issuer.matches(csca.subject) }
         guard !relevant.isEmpty else {
             report.revocation = .notChecked
@@ -200,17 +259,25 @@ public enum PassiveAuthentication {
     }
 }
 
-/// Upper-case hex, no separators (serial numbers in reports, traced APDUs).
-public func hexString(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789ABCDEF".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes { text.append(digits[Int(byte >> 4)]); text.append(digits[Int(byte & 0x0F)]) }
-    return String(decoding: text, as: UTF8.self)
+/// What passive authentication finds out about one signed object (EF.SOD or EF.CardSecurity):
+/// its signature, its signer, the signer's chain and revocation, and the time they were judged at.
+public protocol SignerCheck {
+    var signature: PassiveAuthenticationReport.Status { get set }
+    var signatureScheme: String? { get set }
+    /// The scheme the signature verified with.
+    var verifiedScheme: SignatureScheme? { get set }
+    var documentSigner: CertificateInfo? { get set }
+    var csca: CertificateInfo? { get set }
+    var chain: PassiveAuthenticationReport.Status { get set }
+    var revocation: PassiveAuthenticationReport.Status { get set }
+    var validityTime: Date { get set }
+    var validitySource: String { get set }
+    var failures: [String] { get }
+    mutating func fail(_ message: String)
 }
 
 /// The result of passive authentication, with every failure explained.
-public struct PassiveAuthenticationReport: Sendable {
+public struct PassiveAuthenticationReport: SignerCheck, Sendable {
     public enum Status: String, Sendable, Codable { case passed, failed, notChecked = "not_checked" }
 
     public var hashAlgorithm: String?
@@ -219,13 +286,19 @@ public struct PassiveAuthenticationReport: Sendable {
     public var signature: Status = .notChecked
     public var signatureScheme: String?
     /// The scheme the EF.SOD signature verified with.
-    public var sodSignatureScheme: SignatureScheme?
+    public var verifiedScheme: SignatureScheme?
+    public var sodSignatureScheme: SignatureScheme? { verifiedScheme }
     public var documentSigner: CertificateInfo?
     public var csca: CertificateInfo?
     public var chain: Status = .notChecked
     public var revocation: Status = .notChecked
     public var validityTime = Date()
     public var validitySource = ""
+    /// EF.CardSecurity's own passive authentication, when the dump holds one (its failures are
+    /// also among `failures`).
+    public var cardSecurity: CardSecurityReport?
+    /// The recorded Active Authentication answer (evidence.json) checked again against DG15.
+    public var activeAuthentication: RecordedCheck = .notRecorded
     /// Why verification failed; empty when it passed.
     public private(set) var failures: [String] = []
     /// Things worth knowing that do not make it fail.
@@ -237,6 +310,48 @@ public struct PassiveAuthenticationReport: Sendable {
 
     public mutating func fail(_ message: String) { failures.append(message) }
     public mutating func warn(_ message: String) { warnings.append(message) }
+}
+
+/// A check of something the scan recorded, made again offline.
+public enum RecordedCheck: Sendable, Equatable {
+    case passed
+    case failed(String)
+    case notRecorded
+
+    public var status: String {
+        switch self {
+        case .passed: return "passed"
+        case .failed: return "failed"
+        case .notRecorded: return "not_recorded"
+        }
+    }
+    public var detail: String? {
+        if case .failed(let why) = self { return why }
+        return nil
+    }
+}
+
+/// Passive authentication of EF.CardSecurity.
+public struct CardSecurityReport: SignerCheck, Sendable {
+    public var signature: PassiveAuthenticationReport.Status = .notChecked
+    public var signatureScheme: String?
+    public var verifiedScheme: SignatureScheme?
+    public var documentSigner: CertificateInfo?
+    public var csca: CertificateInfo?
+    public var chain: PassiveAuthenticationReport.Status = .notChecked
+    public var revocation: PassiveAuthenticationReport.Status = .notChecked
+    public var validityTime = Date()
+    public var validitySource = ""
+    /// Whether its chip-authentication keys are DG14's; nil without DG14.
+    public var matchesDG14: Bool?
+    public private(set) var failures: [String] = []
+
+    /// Signed, chained to a trusted CSCA and consistent with DG14.
+    public var passed: Bool { failures.isEmpty && signature == .passed && chain == .passed }
+    /// The signature holds (whatever the chain) and nothing but the chain failed.
+    public var signatureValid: Bool { signature == .passed && matchesDG14 != false }
+
+    public mutating func fail(_ message: String) { failures.append(message) }
 }
 
 public struct DataGroupCheck: Sendable, Equatable {

@@ -12,6 +12,12 @@ extension SignatureScheme {
         do { self = try SignatureScheme(oid: algorithm.oid, digest: digest) } catch {
             throw PassiveAuthenticationError.unsupportedAlgorithm(algorithm.oid)
         }
+        // RFC 4055 / RFC 5758: these algorithms take NULL or no parameters. The AlgorithmIdentifier
+        // is not itself signed, so anything else there is a changed or malformed object.
+        // id-ecPublicKey is left out: real SignerInfos put the curve there.
+        if algorithm.parameters != nil && algorithm.oid != "1.2.840.10045.2.1" {
+            throw PassiveAuthenticationError.unsupportedAlgorithm("\(algorithm.oid) with parameters")
+        }
     }
 
     /// RSASSA-PSS-params (RFC 4055): hash [0] (default SHA-1), mask generation [1] (default

@@ -8,12 +8,15 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     case keyMismatch(String)
     /// A value lies outside what the key can process (an RSA signature not below the modulus).
     case outOfRange(String)
+    /// A signature that does not verify, with what was wrong.
+    case invalidSignature(String)
 
     public var description: String {
         switch self {
         case .openSSL(let what): return "OpenSSL failed: \(what)."
         case .unsupportedAlgorithm(let what): return "Unsupported algorithm \(what)."
-        case .keyMismatch(let what), .outOfRange(let what): return what.prefix(1).uppercased() + what.dropFirst() + "."
+        case .keyMismatch(let what), .outOfRange(let what), .invalidSignature(let what):
+            return what.prefix(1).uppercased() + what.dropFirst() + "."
         }
     }
 }

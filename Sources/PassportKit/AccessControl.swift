@@ -18,6 +18,13 @@ enum AccessGained {
     }
 }
 
+/// PACE offered by the chip but not used: the profile EF.CardAccess offered and why it failed,
+/// so that a relying party can tell a downgrade to BAC from a chip that has BAC only.
+public struct PACEFallback: Sendable, Equatable, Codable {
+    public let offered: String
+    public let failure: String
+}
+
 /// The channels one secure session reads through: secure messaging over the plain channel,
 /// and the file reader over that. A new session (after recovery or chip authentication) is a
 /// new stack.
@@ -53,23 +60,26 @@ struct AccessControl {
     /// A session, the access that opened it, ready to read: established with PACE when offered,
     /// else BAC. With the MRZ password a failed PACE falls back to BAC (chips that offer both
     /// accept either); with the CAN it is final.
-    func establish(cardAccess: [UInt8]?) throws -> (AccessGained, SecureStack) {
+    func establish(cardAccess: [UInt8]?) throws -> (AccessGained, SecureStack, PACEFallback?) {
         if let info = Self.usablePACEInfo(in: cardAccess), let password = access.pacePassword {
             return try establishByPACE(info, password: password)
         }
         guard let key = access.mrz else { throw ScanError.canNeedsPACE }
-        return try establishByBAC(key)
+        let (gained, stack) = try establishByBAC(key)
+        return (gained, stack, nil)
     }
 
-    private func establishByPACE(_ info: PACEInfo, password: PACE.Password) throws -> (AccessGained, SecureStack) {
+    private func establishByPACE(_ info: PACEInfo, password: PACE.Password) throws -> (AccessGained, SecureStack, PACEFallback?) {
         do {
             events(.authenticating(protocol: "PACE"))
             let result = try runPACE(info, password: password)
             events(.authenticated(protocol: "PACE"))
-            return (.pace(result, password), SecureStack(over: channel, keys: result.keys, ssc: result.ssc))
+            return (.pace(result, password), SecureStack(over: channel, keys: result.keys, ssc: result.ssc), nil)
         } catch let error as SecurityError {
             guard case .mrz(let key) = password else { throw Self.refusal(error, password: password) }
-            return try establishByBAC(key)
+            events(.paceFailed(reason: error.description))
+            let (gained, stack) = try establishByBAC(key)
+            return (gained, stack, PACEFallback(offered: info.description, failure: error.description))
         }
     }
 

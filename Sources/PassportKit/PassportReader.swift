@@ -17,6 +17,8 @@ public enum ScanEvent: Sendable {
     case fileUnavailable(file: LDSFile, reason: String)
     /// The secure session was lost while reading `file`; it is re-established and the read resumed.
     case recovering(file: LDSFile, reason: String)
+    /// EF.CardAccess offered PACE and it failed; BAC is tried instead.
+    case paceFailed(reason: String)
 }
 
 /// How one file was read.
@@ -36,22 +38,54 @@ public struct ChipContents: Sendable {
     public let readerName: String
     public let apdus: Int
     public let seconds: Double
-    public let chipAuthentication: AuthenticationOutcome
+    public var chipAuthentication: AuthenticationOutcome
+    /// How the chip proved its key, when it tried: PACE-CAM (EF.CardSecurity's key) or chip
+    /// authentication (DG14's key).
+    public let chipAuthenticationMethod: ChipAuthenticationMethod?
     public let activeAuthentication: AuthenticationOutcome
+    /// What a later, offline check needs: the Active Authentication challenge and answer, how chip
+    /// authentication ran, and the PACE outcome (no keys, no personal data). Saved as evidence.json.
+    public let evidence: ChipEvidence
+    /// Set when EF.CardAccess offered PACE and BAC was used.
+    public let paceFallback: PACEFallback?
+}
+
+/// The challenge and the chip's answer of Active Authentication, as recorded.
+struct ActiveAuthenticationEvidence {
+    let algorithm: String
+    let challenge: [UInt8]
+    let signature: [UInt8]
+}
+
+public enum ChipAuthenticationMethod: String, Sendable, Codable {
+    case paceCAM = "pace_cam"
+    case chipAuthentication = "chip_authentication"
 }
 
 /// The result of chip or active authentication.
 public enum AuthenticationOutcome: Sendable, Equatable {
     case passed
+    /// A wrong cryptographic answer: the chip may be a copy.
     case failed(String)
     /// The chip does not offer it (no DG14 / DG15), with the reason.
     case notSupported(String)
+    /// The chip answered correctly for a key whose authenticity could not be established (PACE-CAM
+    /// with EF.CardSecurity's signature valid but no trust anchors for its chain).
+    case unverified(String)
 
     public var status: String {
-        switch self { case .passed: return "passed"; case .failed: return "failed"; case .notSupported: return "not_supported" }
+        switch self {
+        case .passed: return "passed"
+        case .failed: return "failed"
+        case .notSupported: return "not_supported"
+        case .unverified: return "unverified"
+        }
     }
     public var detail: String? {
-        switch self { case .passed: return nil; case .failed(let why), .notSupported(let why): return why }
+        switch self {
+        case .passed: return nil
+        case .failed(let why), .notSupported(let why), .unverified(let why): return why
+        }
     }
 }
 

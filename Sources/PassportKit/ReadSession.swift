@@ -19,6 +19,11 @@ final class ReadSession {
     /// Files the chip did not give, with the reason.
     var unavailable: [LDSFile: String] = [:]
     var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
+    var chipAuthenticationMethod: ChipAuthenticationMethod?
+    /// The protocol OID and key identifier chip authentication used (evidence for later).
+    var chipAuthenticationProtocol: (oid: String, keyID: Int?)?
+    var activeAuthenticationEvidence: ActiveAuthenticationEvidence?
+    var paceFallback: PACEFallback?
     var activeAuthentication = AuthenticationOutcome.notSupported("the chip has no DG15")
 
     init(control: AccessControl, gained: AccessGained, stack: SecureStack,
@@ -31,8 +36,9 @@ final class ReadSession {
 
     /// Runs access control over `control`'s channel and starts the session it opens.
     convenience init(opening control: AccessControl, cardAccess: [UInt8]?) throws {
-        let (gained, stack) = try control.establish(cardAccess: cardAccess)
+        let (gained, stack, fallback) = try control.establish(cardAccess: cardAccess)
         self.init(control: control, gained: gained, stack: stack)
+        paceFallback = fallback
         if let cardAccess { files[.cardAccess] = cardAccess }
     }
 
@@ -96,10 +102,31 @@ final class ReadSession {
 
     // MARK: the result
 
+    /// What the scan saw of the chip's authenticity, for evidence.json.
+    func evidence() -> ChipEvidence {
+        var evidence = ChipEvidence()
+        if files[.dataGroup(15)] != nil || unavailable[.dataGroup(15)] != nil {
+            evidence.activeAuthentication = ChipEvidence.ActiveAuthentication(
+                status: activeAuthentication.status, algorithm: activeAuthenticationEvidence?.algorithm,
+                challenge: activeAuthenticationEvidence.map { hexString($0.challenge) },
+                signature: activeAuthenticationEvidence.map { hexString($0.signature) }, detail: activeAuthentication.detail)
+        }
+        if let method = chipAuthenticationMethod {
+            evidence.chipAuthentication = ChipEvidence.ChipAuthentication(
+                status: chipAuthentication.status, method: method.rawValue, protocol: chipAuthenticationProtocol?.oid,
+                keyID: chipAuthenticationProtocol?.keyID, detail: chipAuthentication.detail)
+        }
+        evidence.accessControl = ChipEvidence.AccessControl(used: gained.protocolName, paceOffered: paceFallback?.offered,
+                                                            paceFailure: paceFallback?.failure)
+        return evidence
+    }
+
     func contents(readerName: String, apdus: Int, seconds: Double) -> ChipContents {
         ChipContents(files: files, statistics: statistics, unavailable: unavailable,
                      accessProtocol: gained.protocolName, extendedLength: stack.reader.usingExtendedLength,
                      readerName: readerName, apdus: apdus, seconds: seconds,
-                     chipAuthentication: chipAuthentication, activeAuthentication: activeAuthentication)
+                     chipAuthentication: chipAuthentication, chipAuthenticationMethod: chipAuthenticationMethod,
+                     activeAuthentication: activeAuthentication,
+                     evidence: evidence(), paceFallback: paceFallback)
     }
 }

@@ -11,6 +11,8 @@ extension ReadSession {
     func authenticateChipByPACEMapping() throws {
         guard case .pace(let result, _) = gained, result.chipAuthenticationMapping != nil else { return }
         try readFile(.cardSecurity)
+        chipAuthenticationMethod = .paceCAM
+        chipAuthenticationProtocol = (result.info.protocolOID, nil)
         do {
             let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
             try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key)
@@ -47,6 +49,7 @@ extension ReadSession {
         try readFile(.dataGroup(14))
         if !com.dataGroups.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
         if let dg14 = files[.dataGroup(14)] {
+            chipAuthenticationMethod = .chipAuthentication
             try runChipAuthentication(dg14: dg14, provenBy: com.dataGroups.sorted().first { $0 != .dataGroup(14) } ?? .sod)
         } else if let reason = unavailable[.dataGroup(14)] {
             chipAuthentication = .failed("EF.COM lists DG14 but the chip did not give it: \(reason)")
@@ -57,9 +60,18 @@ extension ReadSession {
     /// private key (a copy) cannot answer it with a valid MAC, which is the proof CA gives. One
     /// corrupted answer must not brand a genuine chip a copy: a failure is retried once.
     private func runChipAuthentication(dg14: [UInt8], provenBy next: LDSFile) throws {
+        let ca: ChipAuthentication
+        do { ca = try ChipAuthentication(dg14: try SecurityInfos(bytes: dg14)) } catch SecurityError.unsupported(let what) {
+            chipAuthentication = .notSupported("not supported by this reader: \(what)")
+            return
+        } catch {
+            chipAuthentication = .failed("DG14 cannot be used: \(error)")
+            return
+        }
+        chipAuthenticationProtocol = (ca.info.protocolOID, ca.publicKeyInfo.keyID)
         for attempt in 1...2 {
             do {
-                try attemptChipAuthentication(dg14: dg14, provenBy: next)
+                try attemptChipAuthentication(ca, provenBy: next)
                 return
             } catch let error where Self.endsSession(error) {
                 files[next] = nil
@@ -72,9 +84,8 @@ extension ReadSession {
         }
     }
 
-    private func attemptChipAuthentication(dg14: [UInt8], provenBy next: LDSFile) throws {
+    private func attemptChipAuthentication(_ ca: ChipAuthentication, provenBy next: LDSFile) throws {
         events(.authenticating(protocol: "Chip Authentication"))
-        let ca = try ChipAuthentication(dg14: try SecurityInfos(bytes: dg14))
         replaceStack(try ca.perform(over: stack.secure, raw: plain))
         try readFile(next, recover: false)
         chipAuthentication = .passed
@@ -117,7 +128,9 @@ extension ReadSession {
 
     // MARK: active authentication
 
-    /// The chip signs a challenge with DG15's key. Never fails the read: the outcome says how it went.
+    /// The chip signs a challenge with DG15's key. Never fails the read: the outcome says how it
+    /// went, and the challenge and answer are kept as evidence whatever it was. A protocol this
+    /// reader cannot run is "not supported", not a failure of the chip.
     func authenticateActively() {
         if let reason = unavailable[.dataGroup(15)] {
             activeAuthentication = .failed("EF.COM lists DG15 but the chip did not give it: \(reason)")
@@ -128,9 +141,14 @@ extension ReadSession {
             let aa = try ActiveAuthentication(dg15: try DataGroup15(bytes: dg15),
                                               dg14: files[.dataGroup(14)].flatMap { try? SecurityInfos(bytes: $0) },
                                               random: control.random)
-            try aa.perform(over: stack.secure)
+            let answer = try aa.exchange(over: stack.secure)
+            activeAuthenticationEvidence = ActiveAuthenticationEvidence(algorithm: aa.signature.algorithm,
+                                                                        challenge: answer.challenge, signature: answer.signature)
+            try aa.verify(answer)
             activeAuthentication = .passed
             events(.authenticated(protocol: "Active Authentication"))
+        } catch SecurityError.unsupported(let what) {
+            activeAuthentication = .notSupported("not supported by this reader: \(what)")
         } catch {
             activeAuthentication = .failed(String(describing: error))
         }

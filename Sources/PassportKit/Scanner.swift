@@ -78,11 +78,11 @@ public enum DumpWriter {
         var entries: [String: DumpManifest.FileEntry] = [:]
         for (file, bytes) in contents.files {
             let stats = contents.statistics[file]
-            entries[file.fileName] = DumpManifest.FileEntry(
-                size: bytes.count,
-                sha256: OpenSSLCrypto.digest(.sha256, bytes).map { String(format: "%02x", $0) }.joined(),
-                apdus: stats?.apdus ?? 0, seconds: rounded(stats?.seconds ?? 0))
+            entries[file.fileName] = DumpManifest.FileEntry(size: bytes.count, sha256: sha256Hex(bytes),
+                                                            apdus: stats?.apdus ?? 0, seconds: rounded(stats?.seconds ?? 0))
         }
+        let evidence = contents.evidence.json
+        entries[ChipEvidence.fileName] = DumpManifest.FileEntry(size: evidence.count, sha256: sha256Hex(evidence), apdus: 0, seconds: 0)
         let manifest = DumpManifest(toolVersion: PassportKitVersion.version,
                                     createdAt: ISO8601DateFormatter().string(from: Date()),
                                     reader: contents.readerName, accessProtocol: contents.accessProtocol,
@@ -92,8 +92,10 @@ public enum DumpWriter {
                                     activeAuthentication: contents.activeAuthentication.status,
                                     unavailable: contents.unavailable.isEmpty ? nil
                                         : Dictionary(uniqueKeysWithValues: contents.unavailable.map { ($0.key.fileName, $0.value) }))
-        try DumpFolder.write(files: contents.files, manifest: manifest, to: destination)
+        try DumpFolder.write(files: contents.files, manifest: manifest, evidence: evidence, to: destination)
     }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String { hexString(OpenSSLCrypto.sha256(bytes)).lowercased() }
 
     static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 }

@@ -32,6 +32,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
     @Option(help: "Seconds one exchange with the chip may take before the scan is abandoned.") var apduTimeout: Double = 20
     @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
+    @Flag(help: "Fail (exit 1) when the chip offers PACE but the read fell back to BAC.") var requirePace = false
     @Flag(name: .shortAndLong, help: "Describe every exchange with the chip on stderr (no data, no keys).") var verbose = false
     @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
     @OptionGroup(title: "Verification (runs when trust anchors are configured)") var trustOptions: TrustOptions
@@ -80,7 +81,7 @@ struct ScanCommand: ParsableCommand {
             request.exchangeTimeout = apduTimeout
             let limit = apduTimeout, json = self.json
             request.nfcDevice = connstring
-            let contents = try PassportScanner.scan(
+            let scanned = try PassportScanner.scan(
                 request,
                 trace: traceApdus ? { c, r in printError("> \(hexString(c))\n< \(hexString(r))") } : nil,
                 summary: verbose ? { printError($0) } : nil,
@@ -93,22 +94,37 @@ struct ScanCommand: ParsableCommand {
                 },
                 events: progress.handle)
             progress.finish()
-            try DumpWriter.write(contents, to: destination)
-            // The dump is a faithful recording either way; verification decides the exit code.
+            // Verification first: it decides whether the chip's own authentication counts.
             var verification: PassiveAuthenticationReport?
             var trust: TrustStore?
             if trustOptions.sources.isConfigured {
                 let store = try trustOptions.sources.load()
-                verification = PassiveAuthentication.verify(files: contents.files, trust: store)
+                verification = PassiveAuthentication.verify(files: scanned.files, trust: store)
                 trust = store
             }
+            let contents = ChipAuthenticity.assess(scanned, trust: trust, verification: verification)
+            // The dump is a faithful recording either way; the checks decide the exit code.
+            try DumpWriter.write(contents, to: destination)
             try report(contents, dump: destination, verification: verification, trust: trust)
-            if verification?.passed == false { throw Exit.invalidDocument }
+            try judge(contents, verification: verification)
         } catch let exit as ExitCode {
             throw exit
         } catch {
             progress.finish()
             throw fail(error, json: json)
+        }
+    }
+
+    /// Exit 1, with the reason on stderr, when the document or the chip did not prove itself.
+    func judge(_ contents: ChipContents, verification: PassiveAuthenticationReport?) throws {
+        if verification?.passed == false { throw Exit.invalidDocument }
+        if ChipAuthenticity.failed(contents) {
+            printError("error: the chip failed chip or active authentication: the chip may be a copy. The dump was saved for inspection.")
+            throw Exit.invalidDocument
+        }
+        if requirePace, let fallback = contents.paceFallback {
+            printError("error: the chip offers PACE (\(fallback.offered)) but it failed (\(fallback.failure)) and BAC was used; --require-pace refuses that.")
+            throw Exit.invalidDocument
         }
     }
 
@@ -123,7 +139,7 @@ struct ScanCommand: ParsableCommand {
         let details = DocumentDetails(files: contents.files)
         let files = contents.files.keys.sorted()
         if json {
-            printJSON(ScanReport(contents: contents, dump: dump, details: details, verification: verification))
+            printJSON(ScanReport(contents: contents, dump: dump, details: details, verification: verification, requirePACE: requirePace))
             return
         }
         print("Passport read in \(String(format: "%.2f", contents.seconds)) s with \(contents.apdus) APDUs "
@@ -132,6 +148,9 @@ struct ScanCommand: ParsableCommand {
         print("  Files          " + files.map { "\($0.name) (\(contents.files[$0]?.count ?? 0) B)" }.joined(separator: ", "))
         for (file, reason) in contents.unavailable.sorted(by: { $0.key < $1.key }) {
             print("  Not read       \(file.name): \(reason)")
+        }
+        if let fallback = contents.paceFallback {
+            print("  PACE           offered (\(fallback.offered)) but failed: \(fallback.failure); BAC was used")
         }
         for (label, outcome) in [("Chip auth.", contents.chipAuthentication), ("Active auth.", contents.activeAuthentication)] {
             print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(outcome.status.replacingOccurrences(of: "_", with: " "))" + (outcome.detail.map { ": \($0)" } ?? ""))
@@ -167,6 +186,7 @@ final class ProgressPrinter {
         case .fileRead(let file, let bytes): line("Read \(file.name): \(bytes) bytes")
         case .fileUnavailable(let file, let reason): line("Skipped \(file.name): \(reason)")
         case .recovering(let file, let reason): line("Session lost while reading \(file.name) (\(reason)); re-establishing it and resuming")
+        case .paceFailed(let reason): line("PACE failed (\(reason)); trying BAC")
         }
     }
 

@@ -66,6 +66,12 @@ func printReport(_ report: PassiveAuthenticationReport, trust: TrustStore) {
     print("  Chain        \(report.chain.rawValue)")
     print("  Revocation   \(report.revocation == .notChecked ? "not checked (no CRL for this CSCA)" : report.revocation.rawValue)")
     print("  Judged at    \(isoTime(report.validityTime)) (\(report.validitySource))")
+    if let cardSecurity = report.cardSecurity {
+        let keys = cardSecurity.matchesDG14.map { $0 ? ", keys as in DG14" : ", keys DIFFER from DG14" } ?? ""
+        print("  CardSecurity signature \(cardSecurity.signature.rawValue), chain \(cardSecurity.chain.rawValue)\(keys)")
+    }
+    let recorded = report.activeAuthentication
+    print("  Active auth. \(recorded.status.replacingOccurrences(of: "_", with: " "))\(recorded.detail.map { ": \($0)" } ?? "") (recorded answer checked against DG15)")
     for note in trust.notes { print("  Trust        \(note)") }
     for warning in report.warnings { print("  Note         \(warning)") }
     if !report.failures.isEmpty {

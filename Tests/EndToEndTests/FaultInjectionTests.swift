@@ -22,6 +22,8 @@ final class FaultInjection {
 
     /// Starts the fixture with `chipOptions` and scans it with `--json`; the dump goes to a folder
     /// of its own (`folder`), so a failed scan can be checked to have left nothing at all there.
+    static let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+
     func scan(_ chipOptions: [String], _ scanOptions: [String] = [], timeout: Double = 60,
               dump: URL = FaultInjection.fixture) throws -> (result: Harness.Result, out: URL, folder: URL) {
         try Harness.startVirtualPassport(dump, chipOptions)
@@ -180,11 +182,13 @@ final class FaultInjection {
     }
 
     /// A chip that lists DG14 (or DG15) and withholds it does not escape chip (or active)
-    /// authentication: the verdict is "failed", and the manifest names the withheld file.
+    /// authentication: the verdict is "failed", the scan exits 1 (the chip may be a copy), and
+    /// the dump is kept with a manifest that names the withheld file.
     @Test(arguments: [("status:6A82@DG14/0", "chip_authentication"), ("status:6982@DG15/0", "active_authentication")])
     func withheldAuthenticationFileFailsTheCheck(fault: String, key: String) throws {
         let (r, out, _) = try scan(["--fault", fault])
-        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("the chip may be a copy"), "\(r.stderr)")
         let verdict = try #require(r.json?[key] as? [String: Any])
         #expect(verdict["status"] as? String == "failed")
         #expect((verdict["detail"] as? String ?? "").contains("lists DG1"), "\(verdict)")
@@ -195,7 +199,7 @@ final class FaultInjection {
     /// One corrupted answer right after chip authentication (the answer that proves it) is not
     /// taken for a cloned chip: chip authentication is run again and passes.
     @Test func badMACRightAfterChipAuthenticationIsRetried() throws {
-        let (r, out, _) = try scan(["--fault", "bad-mac@DG1/0"])
+        let (r, out, _) = try scan(["--fault", "bad-mac@DG1/0"], ["--no-default-trust", "--csca", Self.csca])
         try expectDumpEqualsFixture(r, out)
         #expect((r.json?["chip_authentication"] as? [String: Any])?["status"] as? String == "passed", "\(r.stderr)")
     }

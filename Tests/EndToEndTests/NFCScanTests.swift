@@ -26,7 +26,9 @@ extension VirtualPassportStack {
         func scanThroughLibNFCMatchesTheFixture(extendedLength: Bool) throws {
             let connstring = try startPN532(extendedLength ? [] : ["--no-extended-length"])
             let out = work.appendingPathComponent("nfc-\(extendedLength)")
-            let r = try Harness.passport(["scan", "--nfc", connstring, "--json", "--out", out.path] + Self.keyArguments)
+            let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+            let r = try Harness.passport(["scan", "--nfc", connstring, "--json", "--no-default-trust", "--csca", csca, "--out", out.path]
+                                         + Self.keyArguments)
             try #require(r.status == 0, "scan failed: \(r.stderr)")
             let json = try #require(r.json)
             #expect(json["reader"] as? String == connstring || (json["reader"] as? String)?.isEmpty == false)

@@ -16,7 +16,8 @@ final class PACEScans {
     func scan(_ chipOptions: [String], _ password: [String]) throws -> (Harness.Result, URL) {
         try Harness.startVirtualPassport(Self.fixture, ["--pace"] + chipOptions)
         let out = work.appendingPathComponent("dump-\(UUID().uuidString)")
-        return (try Harness.passport(["scan", "--json", "--out", out.path] + password), out)
+        let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+        return (try Harness.passport(["scan", "--json", "--no-default-trust", "--csca", csca, "--out", out.path] + password), out)
     }
 
     @Test(arguments: [

@@ -35,7 +35,8 @@ final class ScanThroughPCSC {
     func scanMatchesFixtureByteForByte(extendedLength: Bool) throws {
         try Harness.startVirtualPassport(Self.fixture, extendedLength ? [] : ["--no-extended-length"])
         let out = work.appendingPathComponent("dump")
-        let r = try Harness.passport(["scan", "--json", "--out", out.path] + Self.keyArguments)
+        let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+        let r = try Harness.passport(["scan", "--json", "--no-default-trust", "--csca", csca, "--out", out.path] + Self.keyArguments)
         try #require(r.status == 0, "scan failed: \(r.stderr)")
         try Harness.expectShape(r, "scan")
         let json = try #require(r.json)

@@ -26,7 +26,7 @@ final class ReaderBench {
     func bacSession(recoveries: Int = PassportReader.maximumRecoveries) throws -> ReadSession {
         try chip.expectBAC(ReadTestData.accessKey)
         let control = control()
-        let (gained, stack) = try control.establish(cardAccess: nil)
+        let (gained, stack, _) = try control.establish(cardAccess: nil)
         log.events.removeAll()
         return ReadSession(control: control, gained: gained, stack: stack, recoveries: recoveries)
     }
@@ -144,7 +144,7 @@ enum ICAO {
     @Test func bacOpensASessionTheChipShares() throws {
         let bench = ReaderBench()
         try bench.chip.expectBAC(ReadTestData.accessKey)
-        let (gained, stack) = try bench.control().establish(cardAccess: nil)
+        let (gained, stack, _) = try bench.control().establish(cardAccess: nil)
         #expect(gained.protocolName == "BAC")
         #expect(bench.log.lines == ["authenticating BAC", "authenticated BAC"])
         #expect(!bench.channel.retriesWrongLength, "6Cxx retries must be off under secure messaging")
@@ -167,7 +167,7 @@ enum ICAO {
                           hex(try ICAO.value(d3, "chip_response_eicc_micc")) + hex("9000"))
         let control = AccessControl(channel: bench.channel, access: AccessCredentials(mrz: key), events: bench.log.sink,
                                     random: { $0 == 16 ? kIFD : rndIFD })
-        let (_, stack) = try control.establish(cardAccess: nil)
+        let (_, stack, _) = try control.establish(cardAccess: nil)
         let (ksEnc, ksMAC, ssc) = (try ICAO.value(d3, "ks_enc"), try ICAO.value(d3, "ks_mac"), try ICAO.value(d3, "ssc"))
         #expect(hex(stack.secure.keys.encryptionKeyForTesting) == ksEnc.uppercased())
         #expect(hex(stack.secure.keys.macKeyForTesting) == ksMAC.uppercased())
@@ -188,7 +188,7 @@ enum ICAO {
         try bench.chip.expectBAC(ReadTestData.accessKey)
         // A PACEInfo with an unknown mapping (arc 5) is not usable: no MSE:Set AT is sent.
         let unusable = hex("3114 3012 060A 04007F00070202040502 020102 02010D")
-        let (gained, _) = try bench.control().establish(cardAccess: unusable)
+        let (gained, _, _) = try bench.control().establish(cardAccess: unusable)
         #expect(gained.protocolName == "BAC")
         bench.complete()
     }
@@ -203,9 +203,13 @@ enum ICAO {
         let bench = ReaderBench()
         bench.chip.expect(Self.mseSetATWithMRZ, hex("6A80"))
         try bench.chip.expectBAC(ReadTestData.accessKey)
-        let (gained, _) = try bench.control().establish(cardAccess: ReadTestData.cardAccessGM)
+        let (gained, _, fallback) = try bench.control().establish(cardAccess: ReadTestData.cardAccessGM)
         #expect(gained.protocolName == "BAC")
-        #expect(bench.log.lines == ["authenticating PACE", "authenticating BAC", "authenticated BAC"])
+        // The downgrade is recorded: which profile was offered and how PACE failed.
+        let failure = try #require(fallback).failure
+        #expect(failure.contains("6A80"), "\(failure)")
+        #expect(fallback?.offered.hasPrefix("PACE-ECDH-GM") == true, "\(fallback?.offered ?? "")")
+        #expect(bench.log.lines == ["authenticating PACE", "PACE failed: \(failure)", "authenticating BAC", "authenticated BAC"])
         bench.complete()
     }
 

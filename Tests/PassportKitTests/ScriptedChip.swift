@@ -297,6 +297,7 @@ final class EventLog {
             case .fileRead(let file, let bytes): return "read \(file) \(bytes)"
             case .fileUnavailable(let file, let reason): return "unavailable \(file): \(reason)"
             case .recovering(let file, let reason): return "recovering \(file): \(reason)"
+            case .paceFailed(let reason): return "PACE failed: \(reason)"
             }
         }
     }

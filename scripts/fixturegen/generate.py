@@ -243,6 +243,11 @@ class Generator:
         self.log("passport-pace")
         folder = self.p("passport-pace")
         self.write_dump(folder, self.com, self.dgs, self.main_sod)
+        self.write_card_security(folder, self.chip_ca_key, self.dsc, self.dsc_key)
+
+    def write_card_security(self, folder: str, chip_ca_key, dsc: bytes, dsc_key) -> None:
+        """EF.CardSecurity naming `chip_ca_key`, signed by `dsc` (the old signature kept when
+        nothing changed, so that regenerating leaves the file as it was)."""
         path = os.path.join(folder, "CardSecurity.bin")
         previous = None
         if self.read(path):
@@ -251,8 +256,8 @@ class Generator:
             except Exception:
                 previous = None
         self.write(path, cardsecurity.ef_card_security(
-            security_infos=cardsecurity.security_infos_cam(self.chip_ca_key.public_key()),
-            h="sha256", dsc=self.dsc, dsc_key=self.dsc_key, scheme=RSA_SHA256,
+            security_infos=cardsecurity.security_infos_cam(chip_ca_key.public_key()),
+            h="sha256", dsc=dsc, dsc_key=dsc_key, scheme=RSA_SHA256,
             signing_time=SIGNING_TIME, previous_signature=previous))
 
     # -- passive authentication variants -----------------------------------
@@ -348,6 +353,16 @@ class Generator:
                          serial=0x0C0001, issuer_cert=rc, issuer_key=rk, scheme=RSA_SHA256,
                          not_before=utc(2024, 1, 1), not_after=utc(2035, 1, 1), previous=old_cert)
         self.write_dump(folder, com, dgs, signed(folder, h="sha256", dsc=c, key=k, scheme=RSA_SHA256))
+
+        # 10. PACE-CAM clones: the genuine data groups and EF.SOD, but a chip key of the clone's
+        #     own in EF.CardSecurity, signed by the rogue DSC (passport-pace-clone) or by the
+        #     genuine DSC as if its key had leaked (passport-pace-wrongkey: only the comparison
+        #     with DG14 catches that one). The virtual passport serves them with --ca-key CLONE.
+        clone_key = self.key("TEST-ONLY-clone-chip-ca-brainpoolP256r1.key.pem", "ec-brainpoolP256r1")
+        for name, signer, signer_key in [("passport-pace-clone", c, k), ("passport-pace-wrongkey", self.dsc, self.dsc_key)]:
+            clone = self.p(name)
+            self.write_dump(clone, com, dgs, self.main_sod)
+            self.write_card_security(clone, clone_key, signer, signer_key)
 
         self.write(os.path.join(pa, "cases.json"), self.cases_json())
 

@@ -150,6 +150,8 @@ def main(argv=None):
     s.add_argument("--mapping", choices=["gm", "im", "cam"])
     s.add_argument("--dh", action="store_true")
     s.add_argument("--no-bac", action="store_true")
+    s.add_argument("--pace-refuse", metavar="SW",
+                   help="answer PACE's first GENERAL AUTHENTICATE with this status (hex), BAC still works")
     s.add_argument("--ca-key")
     s.add_argument("--aa-key")
     s.add_argument("--aa-hash", choices=["sha1", "sha224", "sha256", "sha384", "sha512"])

@@ -88,6 +88,12 @@ def build_ca(args, dg14, path, origin, log, used_by_cam=False):
         return None
     match = [(pk, key_id, oid) for pk, key_id, oid in dg14.ca_keys if private.matches(pk)]
     if not match:
+        if used_by_cam:
+            # A clone: its own key answers PACE-CAM (checked against CardSecurity.bin), the
+            # copied DG14 names the genuine chip's key, which the clone does not have.
+            log.warning("the Chip Authentication key %s is not DG14's: PACE-CAM only, "
+                        "no Chip Authentication with DG14 (a cloned chip)", path)
+            return None
         if origin != "default":
             raise ValueError("the Chip Authentication key %s does not match the public key in "
                              "DG14 (%s)" % (path, ", ".join(repr(k) for k, _, _ in dg14.ca_keys)))
@@ -150,5 +156,8 @@ def build_pace(args, files, mrz_info, log, ca_key_file):
     log.info("PACE: %s (EF.CardAccess %s), passwords MRZ and CAN%s; BAC %s",
              ", ".join(map(repr, profiles)), source,
              " " + args.can if args.verbose else "", "off" if args.no_bac else "on")
-    return pace.PaceChip(profiles, mrz_info, args.can, ca_private_key=ca_key,
-                         verbose=args.verbose)
+    chip = pace.PaceChip(profiles, mrz_info, args.can, ca_private_key=ca_key, verbose=args.verbose)
+    if getattr(args, "pace_refuse", None):
+        chip.refuse = int(args.pace_refuse, 16)
+        log.info("PACE: every GENERAL AUTHENTICATE answered %04X (--pace-refuse)", chip.refuse)
+    return chip

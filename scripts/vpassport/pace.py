@@ -157,6 +157,7 @@ class PaceChip:
         self.verbose = verbose
         self.cam_nids = {}
         self.test_values = None        # self-test: fixed nonce and keys (see selftest)
+        self.refuse = None             # --pace-refuse: a status for every GENERAL AUTHENTICATE
         self.reset()
 
     def reset(self):
@@ -211,6 +212,9 @@ class PaceChip:
         if cmd.p1 or cmd.p2:
             self.reset()
             raise ChipError(0x6A86, "P1-P2 must be 0000")
+        if self.refuse is not None:
+            self.reset()
+            raise ChipError(self.refuse, "PACE refused (--pace-refuse)")
         if self.run is None:
             raise ChipError(0x6985, "no PACE run (MSE:Set AT first)")
         if cmd.ne is None:

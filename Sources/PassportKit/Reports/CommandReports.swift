@@ -73,10 +73,17 @@ public struct ScanReport: Codable, Sendable, Equatable {
     public let activeAuthentication: AuthenticationReport
     public let unavailable: [Unavailable]
     @NullEncoded public var passiveAuthentication: PassiveAuthenticationSummary?
+    /// How the chip proved its key (null when it did not try).
+    @NullEncoded public var chipAuthenticationMethod: ChipAuthenticationMethod?
+    /// Set when EF.CardAccess offered PACE and BAC was used.
+    @NullEncoded public var paceFallback: PACEFallback?
     public let document: DocumentReport
 
-    public init(contents: ChipContents, dump: URL, details: DocumentDetails, verification: PassiveAuthenticationReport?) {
-        ok = verification?.passed ?? true
+    /// `ok` is false when passive authentication failed or the chip failed chip or active
+    /// authentication (it may be a copy); the scan's exit code says the same.
+    public init(contents: ChipContents, dump: URL, details: DocumentDetails, verification: PassiveAuthenticationReport?,
+                requirePACE: Bool = false) {
+        ok = (verification?.passed ?? true) && !ChipAuthenticity.failed(contents) && !(requirePACE && contents.paceFallback != nil)
         self.dump = dump.path
         reader = contents.readerName
         accessProtocol = contents.accessProtocol
@@ -90,6 +97,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
         activeAuthentication = AuthenticationReport(contents.activeAuthentication)
         unavailable = contents.unavailable.keys.sorted().map { Unavailable(name: $0.name, reason: contents.unavailable[$0] ?? "") }
         passiveAuthentication = verification.map(PassiveAuthenticationSummary.init)
+        chipAuthenticationMethod = contents.chipAuthenticationMethod
+        paceFallback = contents.paceFallback
         document = details.report
     }
 
@@ -98,6 +107,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         case accessProtocol = "access_protocol", extendedLength = "extended_length"
         case chipAuthentication = "chip_authentication", activeAuthentication = "active_authentication"
         case passiveAuthentication = "passive_authentication"
+        case chipAuthenticationMethod = "chip_authentication_method", paceFallback = "pace_fallback"
     }
 
     /// The document report's keys sit beside the scan's own.
@@ -116,6 +126,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
         try container.encode(activeAuthentication, forKey: .activeAuthentication)
         try container.encode(unavailable, forKey: .unavailable)
         try container.encode(_passiveAuthentication, forKey: .passiveAuthentication)
+        try container.encode(_chipAuthenticationMethod, forKey: .chipAuthenticationMethod)
+        try container.encode(_paceFallback, forKey: .paceFallback)
     }
 
     public init(from decoder: Decoder) throws {
@@ -132,6 +144,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
         activeAuthentication = try container.decode(AuthenticationReport.self, forKey: .activeAuthentication)
         unavailable = try container.decode([Unavailable].self, forKey: .unavailable)
         _passiveAuthentication = try container.decode(NullEncoded<PassiveAuthenticationSummary>.self, forKey: .passiveAuthentication)
+        _chipAuthenticationMethod = try container.decode(NullEncoded<ChipAuthenticationMethod>.self, forKey: .chipAuthenticationMethod)
+        _paceFallback = try container.decode(NullEncoded<PACEFallback>.self, forKey: .paceFallback)
         document = try DocumentReport(from: decoder)
     }
 }

@@ -48,6 +48,8 @@ public struct PassiveAuthenticationSummary: Codable, Sendable, Equatable {
     public let validityTimeSource: String
     public let failures: [String]
     public let warnings: [String]
+    /// EF.CardSecurity's own passive authentication (null when the dump has none).
+    @NullEncoded public var cardSecurity: CardSecuritySummary?
 
     public init(_ report: PassiveAuthenticationReport) {
         passed = report.passed
@@ -64,13 +66,57 @@ public struct PassiveAuthenticationSummary: Codable, Sendable, Equatable {
         validityTimeSource = report.validitySource
         failures = report.failures
         warnings = report.warnings
+        cardSecurity = report.cardSecurity.map(CardSecuritySummary.init)
     }
 
     enum CodingKeys: String, CodingKey {
         case passed, signature, chain, revocation, csca, failures, warnings
+        case cardSecurity = "card_security"
         case hashAlgorithm = "hash_algorithm", hashesChecked = "hashes_checked", dataGroups = "data_groups"
         case signatureAlgorithm = "signature_algorithm", documentSigner = "document_signer"
         case validityTime = "validity_time", validityTimeSource = "validity_time_source"
+    }
+}
+
+/// The `card_security` object: EF.CardSecurity's signature, signer, chain and agreement with DG14.
+public struct CardSecuritySummary: Codable, Sendable, Equatable {
+    public let passed: Bool
+    public let signature: PassiveAuthenticationReport.Status
+    @NullEncoded public var signatureAlgorithm: String?
+    @NullEncoded public var documentSigner: CertificateReport?
+    @NullEncoded public var csca: CertificateReport?
+    public let chain: PassiveAuthenticationReport.Status
+    public let revocation: PassiveAuthenticationReport.Status
+    /// Whether its chip-authentication keys are DG14's (null without DG14).
+    @NullEncoded public var matchesDG14: Bool?
+    public let failures: [String]
+
+    public init(_ report: CardSecurityReport) {
+        passed = report.passed
+        signature = report.signature
+        signatureAlgorithm = report.signatureScheme
+        documentSigner = report.documentSigner.map(CertificateReport.init)
+        csca = report.csca.map(CertificateReport.init)
+        chain = report.chain
+        revocation = report.revocation
+        matchesDG14 = report.matchesDG14
+        failures = report.failures
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case passed, signature, csca, chain, revocation, failures
+        case signatureAlgorithm = "signature_algorithm", documentSigner = "document_signer", matchesDG14 = "matches_dg14"
+    }
+}
+
+/// A recorded answer checked again offline (`status`: passed, failed or not_recorded).
+public struct RecordedCheckReport: Codable, Sendable, Equatable {
+    public let status: String
+    @NullEncoded public var detail: String?
+
+    public init(_ check: RecordedCheck) {
+        status = check.status
+        detail = check.detail
     }
 }
 
@@ -81,16 +127,19 @@ public struct VerifyReport: Codable, Sendable, Equatable {
     /// What the trust store loaded, from where.
     public let trust: [String]
     public let passiveAuthentication: PassiveAuthenticationSummary
+    /// The Active Authentication answer recorded in evidence.json, checked again against DG15.
+    public let activeAuthentication: RecordedCheckReport
 
     public init(dump: String, trust: TrustStore, report: PassiveAuthenticationReport) {
         ok = report.passed
         self.dump = dump
         self.trust = trust.notes
         passiveAuthentication = PassiveAuthenticationSummary(report)
+        activeAuthentication = RecordedCheckReport(report.activeAuthentication)
     }
 
     enum CodingKeys: String, CodingKey {
         case ok, dump, trust
-        case passiveAuthentication = "passive_authentication"
+        case passiveAuthentication = "passive_authentication", activeAuthentication = "active_authentication"
     }
 }
