@@ -1,5 +1,6 @@
-import PassportCrypto
 import CardIO
+import LDS
+import PassportCrypto
 
 /// The cipher suite of a secure-messaging session (ICAO 9303-11 §9.8): 3DES with the retail MAC
 /// and an 8-byte SSC, or AES with CMAC and a 16-byte SSC. Holds the session keys: never log it.
@@ -134,20 +135,18 @@ public final class SecureMessagingChannel: CardChannel {
             }
             return response
         }
-        var encrypted: TLVSlice?
-        var status: TLVSlice?
-        var mac: TLVSlice?
+        var encrypted: TLV?
+        var status: TLV?
+        var mac: TLV?
         var macInput: [UInt8] = ssc
-        var offset = response.data.startIndex
-        while offset < response.data.endIndex {
-            let object = try TLVSlice.read(response.data, at: &offset)
+        for object in try responseDataObjects(response.data) {
             switch object.tag {
             case 0x85, 0x87:
                 encrypted = object
-                macInput += response.data[object.range]
+                macInput += object.encoded
             case 0x99:
                 status = object
-                macInput += response.data[object.range]
+                macInput += object.encoded
             case 0x8E:
                 mac = object
             default:
@@ -156,16 +155,16 @@ public final class SecureMessagingChannel: CardChannel {
         }
         guard let mac else { throw SecurityError.malformedSecureMessaging("no MAC (DO'8E')") }
         let expected = try keys.mac(padISO9797(macInput, blockSize: keys.blockSize))
-        guard constantTimeEqual(expected, response.data[mac.valueRange]) else { throw SecurityError.badMAC }
+        guard constantTimeEqual(expected, mac.value) else { throw SecurityError.badMAC }
 
         var statusWord = response.status
         if let status {
-            guard status.valueRange.count == 2 else { throw SecurityError.malformedSecureMessaging("DO'99' is not 2 bytes") }
-            statusWord = StatusWord(response.data[status.valueRange.lowerBound], response.data[status.valueRange.lowerBound + 1])
+            guard status.value.count == 2 else { throw SecurityError.malformedSecureMessaging("DO'99' is not 2 bytes") }
+            statusWord = StatusWord(status.value[status.value.startIndex], status.value[status.value.startIndex + 1])
         }
         var plain: [UInt8] = []
         if let encrypted {
-            var cipher = response.data[encrypted.valueRange]
+            var cipher = encrypted.value
             if encrypted.tag == 0x87 {
                 guard cipher.first == 0x01 else { throw SecurityError.malformedSecureMessaging("DO'87' without padding indicator 01") }
                 cipher = cipher.dropFirst()
@@ -208,29 +207,18 @@ func constantTimeEqual(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
     return diff == 0
 }
 
-/// Location of one data object in a response: single-byte tag, value range within the buffer.
-struct TLVSlice {
-    let tag: UInt8
-    let range: Range<Int>
-    let valueRange: Range<Int>
-
-    static func read(_ bytes: [UInt8], at offset: inout Int) throws -> TLVSlice {
-        let start = offset
-        func next() throws -> UInt8 {
-            guard offset < bytes.count else { throw SecurityError.malformedSecureMessaging("truncated data object") }
-            defer { offset += 1 }
-            return bytes[offset]
+/// The data objects of a protected response, back to back: unlike other BER-TLV, no filler
+/// bytes may sit between them, because the MAC covers the objects and nothing else.
+func responseDataObjects(_ data: [UInt8]) throws -> [TLV] {
+    var objects: [TLV] = []
+    var rest = data[...]
+    while !rest.isEmpty {
+        do { objects.append(try TLV.parse(rest)) } catch {
+            throw SecurityError.malformedSecureMessaging("a data object is malformed (\(error))")
         }
-        let tag = try next()
-        var length = Int(try next())
-        if length == 0x81 { length = Int(try next()) }
-        else if length == 0x82 { length = Int(try next()) << 8 | Int(try next()) }
-        else if length > 0x82 { throw SecurityError.malformedSecureMessaging("length field too long") }
-        guard length <= bytes.count - offset else { throw SecurityError.malformedSecureMessaging("truncated data object") }
-        let valueStart = offset
-        offset += length
-        return TLVSlice(tag: tag, range: start..<offset, valueRange: valueStart..<offset)
+        rest = rest[objects[objects.count - 1].encoded.endIndex...]
     }
+    return objects
 }
 
 extension SessionKeys {

@@ -21,6 +21,19 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
     /// End of the private key usage period extension (2.5.29.16), which DSCs carry: the
     /// signer's key is not used after it.
     public let privateKeyUsageEnd: Date?
+    /// The algorithm the issuer signed with (the outer signatureAlgorithm field).
+    public let signatureAlgorithm: AlgorithmIdentifier
+    // Slices of `der` (no copies), for the accessors below.
+    private let tbsCertificate: TLV
+    private let signatureBits: TLV
+    private let subjectPublicKeyInfo: TLV
+
+    /// The TBSCertificate as signed (DER, header included): the message of `signatureValue`.
+    public var tbsCertificateDER: [UInt8] { Array(tbsCertificate.encoded) }
+    /// The issuer's signature: the signatureValue BIT STRING without its unused-bits octet.
+    public var signatureValue: [UInt8] { Array(signatureBits.value.dropFirst()) }
+    /// The subject's SubjectPublicKeyInfo (DER, header included).
+    public var subjectPublicKeyInfoDER: [UInt8] { Array(subjectPublicKeyInfo.encoded) }
 
     public init(der: [UInt8], source: String = "") throws {
         var pointer: UnsafePointer<UInt8>? = nil
@@ -33,14 +46,19 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
         self.der = der
         self.source = source
         do {
-            // Names and serial come from our own DER walk of the TBSCertificate.
-            let tbs = try TLV.parse(try TLV.parse(der).children()[0].encoded)
-            var fields = try tbs.children()
+            // Names, serial and the signed parts come from our own DER walk (RFC 5280 §4.1).
+            let parts = try TLV.parse(der).children()
+            guard parts.count == 3, parts[2].tag == 0x03 else { throw TLVError.missing("TBSCertificate, signatureAlgorithm, signatureValue") }
+            tbsCertificate = parts[0]
+            signatureAlgorithm = try AlgorithmIdentifier(parts[1])
+            signatureBits = parts[2]
+            var fields = try tbsCertificate.children()
             if fields.first?.tag == 0xA0 { fields.removeFirst() } // version
             guard fields.count >= 6 else { throw TLVError.missing("certificate fields") }
             serialNumber = Array(fields[0].value.drop { $0 == 0 })
             issuer = try DistinguishedName(der: fields[2].encoded)
             subject = try DistinguishedName(der: fields[4].encoded)
+            subjectPublicKeyInfo = fields[5]
             privateKeyUsageEnd = try Certificate.privateKeyUsageEnd(extensions: fields.first { $0.tag == 0xA3 })
         } catch {
             X509_free(parsed)

@@ -36,18 +36,15 @@ enum ProofInputs {
         guard let documentSigner = report.documentSigner?.der, let csca = report.csca?.der else {
             throw Failure("passive authentication named no Document Signer or CSCA")
         }
-        guard let dataGroupHash = sod.hashAlgorithm.map(circuitHash),
-              let signedAttributesHash = DigestAlgorithm(oid: signer.digestAlgorithmOID).map(circuitHash) else {
+        guard let dataGroupHash = sod.hashAlgorithm, let signedAttributesHash = DigestAlgorithm(oid: signer.digestAlgorithmOID) else {
             throw Failure("EF.SOD names a hash algorithm the circuits do not take")
         }
-        let dsc = try CertificateParts(der: documentSigner)
-        let dscScheme = try SignatureScheme(AlgorithmIdentifier(oid: dsc.signatureAlgorithmOID, parameters: dsc.signatureAlgorithmParameters),
-                                            digest: nil)
+        let dscScheme = try SignatureScheme(try Certificate(der: documentSigner).signatureAlgorithm, digest: nil)
         return PassportProofData(
             dg1: dg1, eContent: sod.content, signedAttributes: signedAttributes, signedAttributesHash: signedAttributesHash,
             dataGroupHash: dataGroupHash, dg2Hash: dg2Hash, sodSignature: signer.signature, sodScheme: try circuitScheme(sodScheme),
             documentSigner: documentSigner, documentSignerScheme: try circuitScheme(dscScheme),
-            csca: try CircuitPublicKey(subjectPublicKeyInfo: try CertificateParts(der: csca).subjectPublicKeyInfo))
+            csca: try CircuitPublicKey(certificate: try Certificate(der: csca)))
     }
 
     /// Every trusted CSCA whose key a circuit can take, under its state's three-letter code, and
@@ -56,30 +53,19 @@ enum ProofInputs {
         var entries = [CertificateRegistry.Entry(country: documentCountry, key: documentCSCA)]
         for certificate in trust.cscas {
             guard let country = certificate.subject.country.flatMap(CountryCodes.alpha3(fromCertificateCountry:)),
-                  let parts = try? CertificateParts(der: certificate.der),
-                  let key = try? CircuitPublicKey(subjectPublicKeyInfo: parts.subjectPublicKeyInfo) else { continue }
+                  let key = try? CircuitPublicKey(certificate: certificate) else { continue }
             entries.append(CertificateRegistry.Entry(country: country, key: key))
         }
         return try CertificateRegistry(entries)
     }
 
-    static func circuitHash(_ digest: DigestAlgorithm) -> CircuitHash {
-        switch digest {
-        case .sha1: return .sha1
-        case .sha224: return .sha224
-        case .sha256: return .sha256
-        case .sha384: return .sha384
-        case .sha512: return .sha512
-        }
-    }
-
     static func circuitScheme(_ scheme: SignatureScheme) throws -> CircuitSignatureScheme {
         switch scheme {
-        case .rsaPKCS1(let digest): return .rsaPKCS1(circuitHash(digest))
+        case .rsaPKCS1(let digest): return .rsaPKCS1(digest)
         case .rsaPSS(let digest, let mgf, let saltLength):
             guard mgf == digest else { throw Failure("RSA-PSS with MGF1-\(mgf.rawValue) and \(digest.rawValue): no circuit takes mixed hashes") }
-            return .rsaPSS(circuitHash(digest), saltLength: saltLength)
-        case .ecdsa(let digest, _): return .ecdsa(circuitHash(digest))
+            return .rsaPSS(digest, saltLength: saltLength)
+        case .ecdsa(let digest, _): return .ecdsa(digest)
         }
     }
 }

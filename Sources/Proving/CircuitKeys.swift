@@ -1,10 +1,11 @@
 import COpenSSL
+import LDS
+import PassiveAuth
 import PassportCrypto
 
-/// A hash function as zkPassport's circuit names spell it (`sha256`) and number it (`dg2_hash_type`).
-public typealias CircuitHash = DG2HashAlgorithm
-
-extension DG2HashAlgorithm {
+/// The hash functions as zkPassport's circuits name them (`sha256` in package names) and
+/// number them (`dg2_hash_type`, utils/src/constants.nr).
+extension DigestAlgorithm {
     /// The name in circuit package names: sha1, sha224, sha256, sha384, sha512.
     public var circuitName: String {
         switch self {
@@ -15,16 +16,45 @@ extension DG2HashAlgorithm {
         case .sha512: return "sha512"
         }
     }
+
+    /// The circuits' number for the algorithm (`dg2_hash_type`): SHA-1 is 1, …, SHA-512 is 5.
+    public var dg2HashType: Int {
+        switch self {
+        case .sha1: return 1
+        case .sha224: return 2
+        case .sha256: return 3
+        case .sha384: return 4
+        case .sha512: return 5
+        }
+    }
+
+    /// Bytes of a digest.
+    public var digestLength: Int {
+        switch self {
+        case .sha1: return 20
+        case .sha224: return 28
+        case .sha256: return 32
+        case .sha384: return 48
+        case .sha512: return 64
+        }
+    }
+
+    /// The algorithm a digest of `digestLength` bytes comes from (the lengths are distinct), as
+    /// zkpassport-utils infers it when the hash algorithm is not given.
+    public init?(digestLength: Int) {
+        guard let algorithm = DigestAlgorithm.allCases.first(where: { $0.digestLength == digestLength }) else { return nil }
+        self = algorithm
+    }
 }
 
 /// How a signature the circuits check was made: the scheme picks the circuit variant
 /// (`rsa_pkcs`, `rsa_pss`, `ecdsa`), the hash its suffix.
 public enum CircuitSignatureScheme: Sendable, Equatable {
-    case rsaPKCS1(CircuitHash)
-    case rsaPSS(CircuitHash, saltLength: Int)
-    case ecdsa(CircuitHash)
+    case rsaPKCS1(DigestAlgorithm)
+    case rsaPSS(DigestAlgorithm, saltLength: Int)
+    case ecdsa(DigestAlgorithm)
 
-    public var hash: CircuitHash {
+    public var hash: DigestAlgorithm {
         switch self {
         case .rsaPKCS1(let hash), .rsaPSS(let hash, _), .ecdsa(let hash): return hash
         }
@@ -46,38 +76,53 @@ public enum CircuitPublicKey: Sendable, Equatable {
     /// id-ecPublicKey with a named curve or explicit parameters and a compressed or uncompressed
     /// point.
     public init(subjectPublicKeyInfo der: [UInt8]) throws {
-        let info = try DER.children(of: der, at: 0)
-        guard info.count == 2, info[0].tag == 0x30, info[1].tag == 0x03 else {
-            throw ZKPassportInputError.unsupportedKey("the SubjectPublicKeyInfo is malformed")
-        }
-        let algorithm = try DER.children(of: der, at: info[0].start)
-        guard let oidElement = algorithm.first, oidElement.tag == 0x06 else {
-            throw ZKPassportInputError.unsupportedKey("the key's AlgorithmIdentifier has no OID")
-        }
-        let bits = Array(der[info[1].content])
-        guard bits.first == 0, bits.count > 1 else { throw ZKPassportInputError.unsupportedKey("the key BIT STRING is malformed") }
-        let key = Array(bits.dropFirst())
-        switch DER.dottedOID(Array(der[oidElement.content])) {
+        let (algorithm, key) = try CircuitPublicKey.algorithmAndKey(subjectPublicKeyInfo: der)
+        let oid = try readingDER("the key's algorithm OID") { try ObjectIdentifier.dotted(algorithm[0].value) }
+        switch oid {
         case "1.2.840.113549.1.1.1", "1.2.840.113549.1.1.10": // rsaEncryption, RSASSA-PSS
-            let parts = try DER.children(of: key, at: 0)
-            guard parts.count == 2, parts[0].tag == 0x02, parts[1].tag == 0x02 else {
-                throw ZKPassportInputError.unsupportedKey("the RSAPublicKey is not two INTEGERs")
-            }
-            let modulus = Array(key[parts[0].content].drop(while: { $0 == 0 }))
-            let exponentBytes = Array(key[parts[1].content].drop(while: { $0 == 0 }))
-            guard !modulus.isEmpty, !exponentBytes.isEmpty, exponentBytes.count <= 4 else {
-                throw ZKPassportInputError.unsupportedKey("the RSA public exponent does not fit in 32 bits")
-            }
-            self = .rsa(modulus: modulus, exponent: exponentBytes.reduce(0) { $0 << 8 | UInt32($1) })
+            self = try CircuitPublicKey.rsa(rsaPublicKey: key)
         case "1.2.840.10045.2.1": // id-ecPublicKey
             guard algorithm.count == 2 else { throw ZKPassportInputError.unsupportedKey("the EC key names no curve") }
-            let parameters = Array(der[algorithm[1].start..<algorithm[1].content.upperBound])
-            let curve = try ECDSACurve(parameters: parameters)
+            let curve = try ECDSACurve(parameters: Array(algorithm[1].encoded))
             let (x, y) = try curve.affineCoordinates(of: key)
             self = .ecdsa(x: x, y: y, curve: curve)
         case let other:
             throw ZKPassportInputError.unsupportedKey("the key algorithm \(other) is neither RSA nor ECDSA")
         }
+    }
+
+    /// The subject's key of an X.509 certificate (a DSC or a CSCA).
+    public init(certificate: Certificate) throws {
+        try self.init(subjectPublicKeyInfo: certificate.subjectPublicKeyInfoDER)
+    }
+
+    /// SubjectPublicKeyInfo ::= SEQUENCE { algorithm AlgorithmIdentifier, subjectPublicKey BIT STRING }:
+    /// the AlgorithmIdentifier's fields (OID first) and the key bytes.
+    private static func algorithmAndKey(subjectPublicKeyInfo der: [UInt8]) throws -> (algorithm: [TLV], key: [UInt8]) {
+        let info = try readingDER("the SubjectPublicKeyInfo") { try TLV.parse(der).children() }
+        guard info.count == 2, info[0].tag == 0x30, info[1].tag == 0x03 else {
+            throw ZKPassportInputError.unsupportedKey("the SubjectPublicKeyInfo is not an AlgorithmIdentifier and a BIT STRING")
+        }
+        let algorithm = try readingDER("the key's AlgorithmIdentifier") { try info[0].children() }
+        guard algorithm.first?.tag == 0x06 else { throw ZKPassportInputError.unsupportedKey("the key's AlgorithmIdentifier has no OID") }
+        guard info[1].value.first == 0, info[1].value.count > 1 else {
+            throw ZKPassportInputError.unsupportedKey("the key BIT STRING is malformed")
+        }
+        return (algorithm, Array(info[1].value.dropFirst()))
+    }
+
+    /// RSAPublicKey ::= SEQUENCE { modulus INTEGER, publicExponent INTEGER } (RFC 8017).
+    private static func rsa(rsaPublicKey der: [UInt8]) throws -> CircuitPublicKey {
+        let parts = try readingDER("the RSAPublicKey") { try TLV.parse(der).children() }
+        guard parts.count == 2, parts[0].tag == 0x02, parts[1].tag == 0x02 else {
+            throw ZKPassportInputError.unsupportedKey("the RSAPublicKey is not two INTEGERs")
+        }
+        let modulus = Array(parts[0].value.drop(while: { $0 == 0 }))
+        let exponentBytes = Array(parts[1].value.drop(while: { $0 == 0 }))
+        guard !modulus.isEmpty, !exponentBytes.isEmpty, exponentBytes.count <= 4 else {
+            throw ZKPassportInputError.unsupportedKey("the RSA public exponent does not fit in 32 bits")
+        }
+        return .rsa(modulus: modulus, exponent: exponentBytes.reduce(0) { $0 << 8 | UInt32($1) })
     }
 
     /// What the certificate registry leaf hashes: the modulus, or x‖y.
@@ -93,7 +138,7 @@ public enum CircuitPublicKey: Sendable, Equatable {
     public func circuitFragment(for scheme: CircuitSignatureScheme) throws -> String {
         switch (self, scheme) {
         case (.rsa(let modulus, _), .rsaPKCS1), (.rsa(let modulus, _), .rsaPSS):
-            let bits = DER.bitLength(modulus)
+            let bits = bitLength(modulus)
             guard CircuitPublicKey.rsaSizes.contains(bits) else {
                 throw ZKPassportInputError.unsupportedKey("no circuit takes a \(bits)-bit RSA key")
             }
@@ -135,50 +180,12 @@ public enum CircuitPublicKey: Sendable, Equatable {
         return try BNScope.run { scope -> [UInt8] in
             let divisor = scope.load(n)
             let power = scope.new(), quotient = scope.new(), remainder = scope.new()
-            let bits = Int32(2 * DER.bitLength(n) + 6)
+            let bits = Int32(2 * bitLength(n) + 6)
             guard BN_set_bit(power, bits) == 1, BN_div(quotient, remainder, power, divisor, scope.ctx) == 1 else {
                 throw ZKPassportInputError.unsupportedKey("cannot compute the Barrett parameter")
             }
             return scope.bytes(quotient, size: n.count + 1)
         }
-    }
-}
-
-/// A certificate split the way the circuits need it (RFC 5280): the TBSCertificate as signed,
-/// the signature algorithm and value, and the subject's key.
-public struct CertificateParts: Sendable {
-    /// The TBSCertificate DER (`30 82 …`).
-    public let tbs: [UInt8]
-    /// The signatureAlgorithm OID, dotted, and its parameters' DER (nil when absent).
-    public let signatureAlgorithmOID: String
-    public let signatureAlgorithmParameters: [UInt8]?
-    /// The signatureValue BIT STRING's bytes.
-    public let signature: [UInt8]
-    /// The subject's SubjectPublicKeyInfo DER.
-    public let subjectPublicKeyInfo: [UInt8]
-
-    public init(der: [UInt8]) throws {
-        let certificate = try DER.children(of: der, at: 0)
-        guard certificate.count == 3, certificate[0].tag == 0x30, certificate[1].tag == 0x30, certificate[2].tag == 0x03 else {
-            throw ZKPassportInputError.unsupportedKey("the certificate is not TBSCertificate, algorithm, signature")
-        }
-        tbs = Array(der[certificate[0].start..<certificate[0].content.upperBound])
-        let algorithm = try DER.children(of: der, at: certificate[1].start)
-        guard let oid = algorithm.first, oid.tag == 0x06 else {
-            throw ZKPassportInputError.unsupportedKey("the certificate's signature algorithm has no OID")
-        }
-        signatureAlgorithmOID = DER.dottedOID(Array(der[oid.content]))
-        signatureAlgorithmParameters = algorithm.count > 1 && algorithm[1].tag != 0x05
-            ? Array(der[algorithm[1].start..<algorithm[1].content.upperBound]) : nil
-        let bits = Array(der[certificate[2].content])
-        guard bits.first == 0 else { throw ZKPassportInputError.unsupportedKey("the certificate's signature is malformed") }
-        signature = Array(bits.dropFirst())
-        var fields = try DER.children(of: tbs, at: 0)
-        if fields.first?.tag == 0xA0 { fields.removeFirst() } // version
-        guard fields.count >= 6, fields[5].tag == 0x30 else {
-            throw ZKPassportInputError.unsupportedKey("the certificate has no SubjectPublicKeyInfo")
-        }
-        subjectPublicKeyInfo = Array(tbs[fields[5].start..<fields[5].content.upperBound])
     }
 }
 
@@ -202,57 +209,18 @@ extension ECDSACurve {
     }
 }
 
-/// Just enough DER for certificates and keys: definite lengths, tags of one byte.
-enum DER {
-    struct Element {
-        let tag: UInt8
-        /// Where the element starts (its tag).
-        let start: Int
-        let content: Range<Int>
-    }
+/// Bits of a big-endian unsigned integer (an RSA key's size).
+func bitLength(_ bytes: [UInt8]) -> Int {
+    guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return 0 }
+    return (bytes.count - first) * 8 - bytes[first].leadingZeroBitCount
+}
 
-    static func element(_ bytes: [UInt8], at offset: Int) throws -> Element {
-        let (tag, content) = try ZKPassportCommitments.derElement(bytes, at: offset)
-        return Element(tag: tag, start: offset, content: content)
-    }
-
-    /// The elements inside the constructed element at `offset`.
-    static func children(of bytes: [UInt8], at offset: Int) throws -> [Element] {
-        let parent = try element(bytes, at: offset)
-        var children: [Element] = []
-        var position = parent.content.lowerBound
-        while position < parent.content.upperBound {
-            let child = try element(bytes, at: position)
-            guard child.content.upperBound <= parent.content.upperBound else {
-                throw ZKPassportInputError.malformedSignature("a DER element overruns its parent")
-            }
-            children.append(child)
-            position = child.content.upperBound
-        }
-        return children
-    }
-
-    static func dottedOID(_ bytes: [UInt8]) -> String {
-        var parts: [UInt64] = []
-        var value: UInt64 = 0
-        for byte in bytes {
-            value = value << 7 | UInt64(byte & 0x7F)
-            if byte & 0x80 == 0 {
-                if parts.isEmpty {
-                    parts += value < 80 ? [value / 40, value % 40] : [2, value - 80]
-                } else {
-                    parts.append(value)
-                }
-                value = 0
-            }
-        }
-        return parts.map(String.init).joined(separator: ".")
-    }
-
-    /// Bits of a big-endian unsigned integer.
-    static func bitLength(_ bytes: [UInt8]) -> Int {
-        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return 0 }
-        return (bytes.count - first) * 8 - bytes[first].leadingZeroBitCount
+/// Runs `read`, which walks DER with LDS's `TLV`, turning a malformed encoding into `failure`
+/// (by default `unsupportedKey`) naming what was being read, so callers see one error type.
+func readingDER<T>(_ what: String, failure: (String) -> ZKPassportInputError = ZKPassportInputError.unsupportedKey,
+                   _ read: () throws -> T) throws -> T {
+    do { return try read() } catch let error as TLVError {
+        throw failure("\(what) is not valid DER (\(error))")
     }
 }
 

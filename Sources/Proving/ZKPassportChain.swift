@@ -1,4 +1,6 @@
 import Foundation
+import PassiveAuth
+import PassportCrypto
 
 /// What zkPassport's circuits need of one passport whose passive authentication passed: the
 /// chip's DG1, the EF.SOD pieces, the Document Signer certificate and the CSCA's key.
@@ -10,9 +12,9 @@ public struct PassportProofData: Sendable {
     /// The SignerInfo's signed attributes as signed (SET OF, tag 0x31).
     public var signedAttributes: [UInt8]
     /// The SignerInfo's digest algorithm: the hash of eContent in the signed attributes.
-    public var signedAttributesHash: CircuitHash
+    public var signedAttributesHash: DigestAlgorithm
     /// The LDSSecurityObject's hash algorithm (of the data groups).
-    public var dataGroupHash: CircuitHash
+    public var dataGroupHash: DigestAlgorithm
     /// DG2's hash as the LDSSecurityObject lists it.
     public var dg2Hash: [UInt8]
     /// The SignerInfo signature and its scheme.
@@ -24,8 +26,8 @@ public struct PassportProofData: Sendable {
     /// The key of the CSCA that signed the Document Signer certificate.
     public var csca: CircuitPublicKey
 
-    public init(dg1: [UInt8], eContent: [UInt8], signedAttributes: [UInt8], signedAttributesHash: CircuitHash,
-                dataGroupHash: CircuitHash, dg2Hash: [UInt8], sodSignature: [UInt8], sodScheme: CircuitSignatureScheme,
+    public init(dg1: [UInt8], eContent: [UInt8], signedAttributes: [UInt8], signedAttributesHash: DigestAlgorithm,
+                dataGroupHash: DigestAlgorithm, dg2Hash: [UInt8], sodSignature: [UInt8], sodScheme: CircuitSignatureScheme,
                 documentSigner: [UInt8], documentSignerScheme: CircuitSignatureScheme, csca: CircuitPublicKey) {
         self.dg1 = dg1
         self.eContent = eContent
@@ -100,13 +102,14 @@ public struct ZKPassportChain: Sendable {
         guard document.signedAttributes.first == 0x31 else {
             throw ZKPassportInputError.malformedSignature("the signed attributes must be given as signed (SET, tag 31)")
         }
-        let certificate = try CertificateParts(der: document.documentSigner)
-        let dscKey = try CircuitPublicKey(subjectPublicKeyInfo: certificate.subjectPublicKeyInfo)
-        guard let tbsSize = ZKPassportCommitments.tbsMaxSizes.first(where: { certificate.tbs.count <= $0 }) else {
-            throw ZKPassportInputError.tooLong(what: "the DSC TBS certificate", count: certificate.tbs.count,
+        let certificate = try ZKPassportChain.documentSigner(document.documentSigner)
+        let dscKey = try CircuitPublicKey(certificate: certificate)
+        let signedTBS = certificate.tbsCertificateDER
+        guard let tbsSize = ZKPassportCommitments.tbsMaxSizes.first(where: { signedTBS.count <= $0 }) else {
+            throw ZKPassportInputError.tooLong(what: "the DSC TBS certificate", count: signedTBS.count,
                                                maximum: ZKPassportCommitments.tbsMaxSizes.last!)
         }
-        let tbs = try ZKPassportCommitments.pad(certificate.tbs, to: tbsSize, what: "the DSC TBS certificate")
+        let tbs = try ZKPassportCommitments.pad(signedTBS, to: tbsSize, what: "the DSC TBS certificate")
         let country = try ZKPassportCommitments.issuingCountry(fromDG1: dg1)
 
         // 1. DSC circuit
@@ -114,7 +117,7 @@ public struct ZKPassportChain: Sendable {
         guard let membership = try registry.proof(for: entry) else {
             throw ZKPassportInputError.unsupportedKey("the CSCA key (\(String(decoding: country, as: UTF8.self))) is not in the certificate registry")
         }
-        let dscSignature = try document.csca.circuitSignature(certificate.signature)
+        let dscSignature = try document.csca.circuitSignature(certificate.signatureValue)
         var dsc = [registry.root.hex, String(membership.index)] + membership.path.map(\.hex)
         dsc += try CertificateRegistry.tagFlags(cscaTags).map(\.hex) + [salts.dsc.hex] + Witness.ascii(country)
         switch document.csca {
@@ -124,7 +127,7 @@ public struct ZKPassportChain: Sendable {
         case .ecdsa:
             dsc += (try document.csca.witnessFields()) + Witness.bytes(dscSignature) + Witness.bytes(tbs)
         }
-        let dscOut = try ZKPassportCommitments.hashSaltCountryTBS(salt: salts.dsc, country: country, tbs: certificate.tbs, tbsMaxSize: tbsSize)
+        let dscOut = try ZKPassportCommitments.hashSaltCountryTBS(salt: salts.dsc, country: country, tbs: signedTBS, tbsMaxSize: tbsSize)
         let dscName = "sig_check_dsc_tbs_\(tbsSize)_\(try document.csca.circuitFragment(for: document.documentSignerScheme))_"
             + document.documentSignerScheme.hash.circuitName
 
@@ -166,5 +169,12 @@ public struct ZKPassportChain: Sendable {
             Circuit(name: integrityName, inputs: integrity, publicInputs: [idOut, integrityOut]),
             Circuit(name: "compare_age", inputs: try age.inputs(), publicInputs: try age.publicInputs()),
         ]
+    }
+
+    /// The Document Signer certificate, read by passive authentication's X.509 type.
+    static func documentSigner(_ der: [UInt8]) throws -> Certificate {
+        do { return try Certificate(der: der, source: "the proof data") } catch {
+            throw ZKPassportInputError.unsupportedKey("the Document Signer certificate cannot be read (\(error))")
+        }
     }
 }

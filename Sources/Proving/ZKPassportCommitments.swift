@@ -1,7 +1,8 @@
 import COpenSSL
+import Foundation
+import LDS
 import MRZ
 import PassportCrypto
-import Foundation
 
 /// Why a zkPassport circuit value could not be computed.
 public enum ZKPassportInputError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -27,32 +28,6 @@ public enum ZKPassportInputError: Error, Equatable, Sendable, CustomStringConver
         case .unsupportedCurve(let why): return "unsupported ECDSA curve: \(why)"
         case .unsupportedKey(let why): return "unsupported key or certificate: \(why)"
         case .outOfRange(let what): return "\(what) is out of range"
-        }
-    }
-}
-
-/// The data-group hash algorithms the circuits number (`dg2_hash_type`, utils/src/constants.nr).
-public enum DG2HashAlgorithm: Int, Sendable, CaseIterable {
-    case sha1 = 1, sha224 = 2, sha256 = 3, sha384 = 4, sha512 = 5
-
-    public init?(digestLength: Int) {
-        switch digestLength {
-        case 20: self = .sha1
-        case 28: self = .sha224
-        case 32: self = .sha256
-        case 48: self = .sha384
-        case 64: self = .sha512
-        default: return nil
-        }
-    }
-
-    public var digestLength: Int {
-        switch self {
-        case .sha1: return 20
-        case .sha224: return 28
-        case .sha256: return 32
-        case .sha384: return 48
-        case .sha512: return 64
         }
     }
 }
@@ -418,17 +393,7 @@ public enum ZKPassportCommitments {
             r = Array(signature[0..<size])
             s = Array(signature[size...])
         } else {
-            let sequence = try derElement(signature, at: 0)
-            guard sequence.tag == 0x30, sequence.content.upperBound == signature.count else {
-                throw ZKPassportInputError.malformedSignature("neither r‖s of \(2 * size) bytes nor a DER ECDSA-Sig-Value")
-            }
-            let rElement = try derElement(signature, at: sequence.content.lowerBound)
-            let sElement = try derElement(signature, at: rElement.content.upperBound)
-            guard rElement.tag == 0x02, sElement.tag == 0x02, sElement.content.upperBound == sequence.content.upperBound else {
-                throw ZKPassportInputError.malformedSignature("the DER ECDSA-Sig-Value is not two INTEGERs")
-            }
-            r = Array(signature[rElement.content])
-            s = Array(signature[sElement.content])
+            (r, s) = try integersOfECDSASigValue(signature, size: size)
         }
         r = Array(r.drop(while: { $0 == 0 }))
         s = Array(s.drop(while: { $0 == 0 }))
@@ -457,23 +422,18 @@ public enum ZKPassportCommitments {
         }
     }
 
-    /// One definite-length DER element at `offset`: its tag and the range of its content.
-    static func derElement(_ bytes: [UInt8], at offset: Int) throws -> (tag: UInt8, content: Range<Int>) {
-        guard offset >= 0, offset + 2 <= bytes.count else { throw ZKPassportInputError.malformedSignature("truncated DER") }
-        let tag = bytes[offset]
-        var length = Int(bytes[offset + 1])
-        var start = offset + 2
-        if length & 0x80 != 0 {
-            let count = length & 0x7F
-            guard count >= 1, count <= 4, start + count <= bytes.count else {
-                throw ZKPassportInputError.malformedSignature("bad DER length")
-            }
-            length = 0
-            for i in 0..<count { length = length << 8 | Int(bytes[start + i]) }
-            start += count
+    /// ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } (RFC 3279), filling `signature`
+    /// exactly; `size` only names the raw alternative in the error.
+    static func integersOfECDSASigValue(_ signature: [UInt8], size: Int) throws -> (r: [UInt8], s: [UInt8]) {
+        let sequence = try readingDER("the ECDSA signature", failure: ZKPassportInputError.malformedSignature) { try TLV.parse(signature) }
+        guard sequence.tag == 0x30, sequence.encoded.count == signature.count else {
+            throw ZKPassportInputError.malformedSignature("neither r‖s of \(2 * size) bytes nor a DER ECDSA-Sig-Value")
         }
-        guard start + length <= bytes.count else { throw ZKPassportInputError.malformedSignature("truncated DER") }
-        return (tag, start..<(start + length))
+        let fields = try readingDER("the ECDSA-Sig-Value", failure: ZKPassportInputError.malformedSignature) { try sequence.children() }
+        guard fields.count == 2, fields[0].tag == 0x02, fields[1].tag == 0x02 else {
+            throw ZKPassportInputError.malformedSignature("the DER ECDSA-Sig-Value is not two INTEGERs")
+        }
+        return (Array(fields[0].value), Array(fields[1].value))
     }
 
     // MARK: Helpers
@@ -507,7 +467,7 @@ public struct CompareAgeWitness: Sendable {
     /// DG2's hash as listed in the LDSSecurityObject.
     public var dg2Hash: [UInt8]
     /// The LDSSecurityObject's hash algorithm; nil: from the hash length.
-    public var dg2HashAlgorithm: DG2HashAlgorithm?
+    public var dg2HashAlgorithm: DigestAlgorithm?
     public var currentDate: Date
     public var minimumAge: Int
     /// 0: no maximum.
@@ -523,7 +483,7 @@ public struct CompareAgeWitness: Sendable {
     public var revealNullifier: Bool
 
     public init(dg1: [UInt8], eContent: [UInt8], signature: SODSignature, dg2Hash: [UInt8],
-                dg2HashAlgorithm: DG2HashAlgorithm? = nil, currentDate: Date, minimumAge: Int = 18, maximumAge: Int = 0,
+                dg2HashAlgorithm: DigestAlgorithm? = nil, currentDate: Date, minimumAge: Int = 18, maximumAge: Int = 0,
                 salts: IntegrityToDisclosureSalts = .random(), nullifierSecret: FieldElement = .zero,
                 serviceScope: FieldElement = .zero, serviceSubscope: FieldElement = .zero, revealNullifier: Bool = true) {
         self.revealNullifier = revealNullifier
@@ -559,11 +519,11 @@ public struct CompareAgeWitness: Sendable {
     public func values() throws -> Values {
         let paddedDG1 = try ZKPassportCommitments.pad(dg1, to: ZKPassportCommitments.dg1Length, what: "DG1")
         let expiry = try ZKPassportCommitments.expiryDate(fromDG1: paddedDG1)
-        guard let algorithm = dg2HashAlgorithm ?? DG2HashAlgorithm(digestLength: dg2Hash.count) else {
+        guard let algorithm = dg2HashAlgorithm ?? DigestAlgorithm(digestLength: dg2Hash.count) else {
             throw ZKPassportInputError.unsupportedDigestLength(dg2Hash.count)
         }
         guard algorithm.digestLength == dg2Hash.count else {
-            throw ZKPassportInputError.digestLengthMismatch(algorithm: "\(algorithm)", length: dg2Hash.count)
+            throw ZKPassportInputError.digestLengthMismatch(algorithm: algorithm.circuitName, length: dg2Hash.count)
         }
         guard (0...255).contains(minimumAge), (0...255).contains(maximumAge) else {
             throw ZKPassportInputError.outOfRange("the age bound")
@@ -575,9 +535,9 @@ public struct CompareAgeWitness: Sendable {
         let normalized = ZKPassportCommitments.normalizeDG2Hash(dg2Hash)
         let commitment = try ZKPassportCommitments.hashSaltDG1DG2HashPrivateNullifier(
             salts: salts, dg1: paddedDG1, expiryDate: expiry, dg2HashNormalized: normalized,
-            dg2HashType: algorithm.rawValue, privateNullifier: nullifier)
+            dg2HashType: algorithm.dg2HashType, privateNullifier: nullifier)
         return Values(dg1: paddedDG1, expiryDate: expiry, privateNullifier: nullifier, dg2HashNormalized: normalized,
-                      dg2HashType: algorithm.rawValue, commitmentIn: commitment, currentDate: UInt64(seconds.rounded(.down)))
+                      dg2HashType: algorithm.dg2HashType, commitmentIn: commitment, currentDate: UInt64(seconds.rounded(.down)))
     }
 
     public func privateNullifier() throws -> FieldElement {

@@ -114,3 +114,28 @@ final class RecordingChannel: CardChannel {
         #expect(SecretBytes([]).count == 0)
     }
 }
+
+/// A protected response's data objects are read back to back: filler between them (which the
+/// MAC would not cover) and a truncated object are refused before the MAC is checked.
+@Suite struct SecureMessagingResponseObjects {
+    static let keys = SessionKeys(suite: .tripleDES, encryptionKey: [UInt8](repeating: 1, count: 16),
+                                  macKey: [UInt8](repeating: 2, count: 16))
+    static let status: [UInt8] = [0x99, 0x02, 0x90, 0x00]
+    static let mac: [UInt8] = [0x8E, 0x08] + [UInt8](repeating: 0, count: 8)
+
+    func unwrap(_ data: [UInt8]) throws -> ResponseAPDU {
+        let sm = SecureMessagingChannel(over: RecordingChannel(responses: []), keys: Self.keys, ssc: [UInt8](repeating: 0, count: 8))
+        return try sm.unwrap(ResponseAPDU(data: data, status: .success))
+    }
+
+    @Test func fillerAndTruncationAreMalformed() {
+        for data in [Self.status + [0x00] + Self.mac, Self.status + Array(Self.mac.dropLast()), Self.status + [0x8E]] {
+            let error = #expect(throws: SecurityError.self) { try unwrap(data) }
+            guard case .malformedSecureMessaging = error else { Issue.record("\(String(describing: error)) for \(data)"); continue }
+        }
+    }
+
+    @Test func wellFormedObjectsReachTheMACCheck() {
+        #expect(throws: SecurityError.badMAC) { try unwrap(Self.status + Self.mac) }
+    }
+}

@@ -198,3 +198,27 @@ import TestSupport
         #expect(!SignatureScheme.ecdsa(.sha384, plain: false).verify(signature: der, message: message, certificate: dsc))
     }
 }
+
+/// The parts of a certificate its issuer signed, as the proving circuits take them.
+@Suite struct CertificateSignedParts {
+    static let pki = TestPaths.fixtures.appendingPathComponent("pki")
+
+    @Test(arguments: [("TEST-ONLY-dsc-UTO.pem", "TEST-ONLY-csca-UTO.pem"), ("TEST-ONLY-dsc-UTO-p256.pem", "TEST-ONLY-csca-UTO.pem"),
+                      ("TEST-ONLY-dsc-UTO-rsapss.pem", "TEST-ONLY-csca-UTO.pem"), ("TEST-ONLY-dsc-UTO-bp384.pem", "TEST-ONLY-csca-UTO-bp384.pem")])
+    func issuerSignedTheTBSCertificate(dscFile: String, cscaFile: String) throws {
+        let dsc = try Certificate.load(file: Self.pki.appendingPathComponent(dscFile))[0]
+        let csca = try Certificate.load(file: Self.pki.appendingPathComponent(cscaFile))[0]
+        let scheme = try SignatureScheme(dsc.signatureAlgorithm, digest: nil)
+        #expect(scheme.verify(signature: dsc.signatureValue, message: dsc.tbsCertificateDER, certificate: csca))
+        var altered = dsc.tbsCertificateDER
+        altered[altered.count - 1] ^= 1
+        #expect(!scheme.verify(signature: dsc.signatureValue, message: altered, certificate: csca))
+
+        // The TBSCertificate comes first in the certificate and holds the subject's key.
+        let tbs = dsc.tbsCertificateDER, keyInfo = dsc.subjectPublicKeyInfoDER
+        #expect(try TLV.parse(dsc.der).children()[0].encoded.elementsEqual(tbs))
+        #expect((0...(tbs.count - keyInfo.count)).contains { tbs[$0..<($0 + keyInfo.count)].elementsEqual(keyInfo) })
+        let key = try PublicKey(subjectPublicKeyInfo: keyInfo)
+        #expect(key.isEC == dsc.keyDescription.hasPrefix("EC"))
+    }
+}

@@ -59,8 +59,10 @@ func run(_ bytes: [UInt8]) {
     case .apdu: _ = try? CommandAPDU(encoded: bytes)
     case .zkcert:
         // A Document Signer certificate from EF.SOD, split and its key read for the circuits.
-        if let parts = try? CertificateParts(der: bytes) {
-            _ = try? CircuitPublicKey(subjectPublicKeyInfo: parts.subjectPublicKeyInfo)
+        if let certificate = try? Certificate(der: bytes) {
+            _ = certificate.tbsCertificateDER
+            _ = certificate.signatureValue
+            _ = try? CircuitPublicKey(certificate: certificate)
         }
         if let key = try? CircuitPublicKey(subjectPublicKeyInfo: bytes), case .rsa(let modulus, _) = key, modulus.count <= 1024 {
             _ = try? CircuitPublicKey.barrettParameter(modulus)
