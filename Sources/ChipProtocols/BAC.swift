@@ -59,8 +59,12 @@ public struct BAC {
         let kIFD = random(16)
         let commandData = try externalAuthenticationData(rndICC: challenge.data, rndIFD: rndIFD, kIFD: kIFD)
         let response = try channel.transmit(CommandAPDU(ins: 0x82, p1: 0, p2: 0, data: commandData, ne: 40))
-        guard response.status.isSuccess else {
-            throw SecurityError.accessDenied(status: response.status)
+        switch response.status.value {
+        case 0x9000: break
+        // ICAO 9303-11 §4.3: a wrong key fails the cryptogram check (6300), or the chip refuses
+        // with 6982. Anything else is a fault of the chip or the link, not a mistyped MRZ.
+        case 0x6300, 0x6982: throw SecurityError.accessDenied(status: response.status)
+        default: throw SecurityError.unexpectedStatus(command: "MUTUAL AUTHENTICATE (BAC)", status: response.status)
         }
         return try session(fromChipResponse: response.data, rndICC: challenge.data, rndIFD: rndIFD, kIFD: kIFD)
     }

@@ -49,6 +49,15 @@ public struct TLV: Sendable, Equatable {
         }
     }
 
+    /// The total length of the object at the start of `bytes` as soon as it can be known: from
+    /// the header for a definite length, at its end-of-contents octets for an indefinite one (BER,
+    /// as some chips store EF.SOD: `77 80 … 00 00`); nil until then.
+    public static func knownLength(ofObjectStartingWith bytes: ArraySlice<UInt8>) throws -> Int? {
+        do { return try totalLength(ofObjectStartingWith: bytes) } catch TLVError.indefiniteLength(offset: 0) {
+            do { return try parse(bytes).encoded.count } catch TLVError.truncated { return nil }
+        }
+    }
+
     /// Encodes a tag and value (definite length, shortest form).
     public static func encode(tag: UInt32, value: some Collection<UInt8>) -> [UInt8] {
         var out = tagBytes(tag)

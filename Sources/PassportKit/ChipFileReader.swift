@@ -55,10 +55,11 @@ final class ChipFileReader {
         }
         switch first.status.value {
         case 0x9000, 0x6282: break
-        case 0x6A86, 0x6D00, 0x6981, 0x6A81:
-            // The chip does not take short FIDs: select explicitly and read from offset 0.
+        case 0x6A86, 0x6D00, 0x6981, 0x6A81, 0x6A82, 0x6985, 0x6986:
+            // The chip does not take short FIDs (older applets answer 6985 "no current EF" or
+            // 6986): select explicitly and read from offset 0. Only SELECT says a file is absent.
             return try readAfterSelect(file, progress: progress)
-        case 0x6982, 0x6A82, 0x6985, 0x6986: return .unavailable(first.status)
+        case 0x6982: return .unavailable(first.status)
         default: throw ReadError.chipError(file: file, status: first.status)
         }
         return .read(try continueReading(file, start: first.data, progress: progress))
@@ -72,20 +73,27 @@ final class ChipFileReader {
         case 0x6982, 0x6A82, 0x6985, 0x6986: return .unavailable(select.status)
         default: throw ReadError.chipError(file: file, status: select.status)
         }
-        return .read(try continueReading(file, start: [], progress: progress))
+        do { return .read(try continueReading(file, start: [], progress: progress)) } catch let refusal as Withheld {
+            return .unavailable(refusal.status)
+        }
     }
+
+    /// A refusal of the first READ BINARY after SELECT: the file is withheld, as by SELECT.
+    private struct Withheld: Error { let status: StatusWord }
+    private static let withholding: Set<UInt16> = [0x6982, 0x6A82, 0x6985, 0x6986]
 
     private func continueReading(_ file: LDSFile, start: [UInt8], progress: (Int, Int) -> Void) throws -> [UInt8] {
         var data = start
         partial = data
-        var total = try TLV.totalLength(ofObjectStartingWith: data[...]) ?? Int.max
+        var total = try Self.objectLength(data) ?? Int.max
         progress(data.count, total == Int.max ? 0 : total)
         while data.count < total {
             // Beyond offset 32767 the answer wraps the data in DO'53', which counts against Le.
             let room = data.count > 0x7FFF ? chunk - 4 : chunk
-            let wanted = min(room, total == Int.max ? room : total - data.count)
+            let wanted = total == Int.max ? room : min(room, total - data.count)
             let response = try readBinary(offset: data.count, length: wanted)
             if try stepDownIfRefused(response.status, requested: wanted) { continue }
+            if data.isEmpty && Self.withholding.contains(response.status.value) { throw Withheld(status: response.status) }
             guard response.status.isSuccess || response.status == .endOfFileWarning else {
                 throw ReadError.chipError(file: file, status: response.status)
             }
@@ -96,12 +104,21 @@ final class ChipFileReader {
                 throw ReadError.tooMuchData(file: file, requested: wanted, got: response.data.count)
             }
             data += response.data
+            if total == Int.max, let length = try Self.objectLength(data) {
+                total = length
+                // An indefinite length ends inside the last chunk; what follows is the file's padding.
+                if data.count > total { data.removeLast(data.count - total) }
+            }
             partial = data
-            if total == Int.max, let length = try TLV.totalLength(ofObjectStartingWith: data[...]) { total = length }
-            progress(data.count, total)
+            progress(data.count, total == Int.max ? 0 : total)
         }
         guard data.count == total else { throw ReadError.tooMuchData(file: file, requested: total, got: data.count) }
         return data
+    }
+
+    /// The file's length once known: from its header, or at the end-of-contents of an indefinite one.
+    static func objectLength(_ data: [UInt8]) throws -> Int? {
+        try TLV.knownLength(ofObjectStartingWith: data[...])
     }
 
     /// READ BINARY at `offset`: INS B0 with a 15-bit offset, INS B1 with DO'54' beyond that.

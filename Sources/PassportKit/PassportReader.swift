@@ -19,6 +19,8 @@ public enum ScanEvent: Sendable {
     case recovering(file: LDSFile, reason: String)
     /// EF.CardAccess offered PACE and it failed; BAC is tried instead.
     case paceFailed(reason: String)
+    /// Chip authentication's answer failed once; the session is opened again and it is retried.
+    case retryingChipAuthentication(reason: String)
 }
 
 /// How one file was read.

@@ -79,7 +79,7 @@ extension ReadSession {
                     + "(\(attempt == 1 ? "once" : "twice")): \(Self.cause(of: error))")
                 // The session is gone either way: open a new one with the access key and go on.
                 try reopen()
-                if attempt == 1 { events(.recovering(file: next, reason: "chip authentication failed once; trying it again")) }
+                if attempt == 1 { events(.retryingChipAuthentication(reason: Self.cause(of: error))) }
             }
         }
     }

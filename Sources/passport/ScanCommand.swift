@@ -187,6 +187,8 @@ final class ProgressPrinter {
         case .fileUnavailable(let file, let reason): line("Skipped \(file.name): \(reason)")
         case .recovering(let file, let reason): line("Session lost while reading \(file.name) (\(reason)); re-establishing it and resuming")
         case .paceFailed(let reason): line("PACE failed (\(reason)); trying BAC")
+        case .retryingChipAuthentication(let reason):
+            line("Chip authentication: the chip's answer failed (\(reason)); opening a new session and trying it once more")
         }
     }
 

@@ -175,7 +175,7 @@ final class FaultInjection {
     }
 
     /// DG2 is in every eMRTD: a chip that lists it and withholds it gives no dump.
-    @Test(arguments: ["status:6A82@DG2/0", "status:6982@DG2/0"])
+    @Test(arguments: ["status:6A82@DG2/0:always", "status:6982@DG2/0"])
     func withheldFaceImageIsAnError(fault: String) throws {
         let (r, out, folder) = try scan(["--fault", fault])
         try expectFailure(r, folder: folder, out: out, phrase: "The chip did not provide DG2")
@@ -184,7 +184,7 @@ final class FaultInjection {
     /// A chip that lists DG14 (or DG15) and withholds it does not escape chip (or active)
     /// authentication: the verdict is "failed", the scan exits 1 (the chip may be a copy), and
     /// the dump is kept with a manifest that names the withheld file.
-    @Test(arguments: [("status:6A82@DG14/0", "chip_authentication"), ("status:6982@DG15/0", "active_authentication")])
+    @Test(arguments: [("status:6A82@DG14/0:always", "chip_authentication"), ("status:6982@DG15/0", "active_authentication")])
     func withheldAuthenticationFileFailsTheCheck(fault: String, key: String) throws {
         let (r, out, _) = try scan(["--fault", fault])
         #expect(r.status == 1, "\(r.stderr)")

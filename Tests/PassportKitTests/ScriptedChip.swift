@@ -97,8 +97,14 @@ final class ScriptedChip {
     }
 
     /// The chip refuses `file` on the first READ BINARY (6982: EAC-protected, 6A82: absent).
+    /// The chip refuses `file`: at once with 6982 (access denied), otherwise again when the reader
+    /// selects it by file identifier, as an absent file is (only SELECT concludes absence).
     func expectWithheld(_ file: LDSFile, _ status: StatusWord, chunk: Int = 231) {
         expectSecure(ScriptedChip.readBinary(shortFID: file.shortFID, ne: chunk), ResponseAPDU(data: [], status: status))
+        if status != .securityStatusNotSatisfied {
+            let fid = [UInt8(file.fid >> 8), UInt8(file.fid & 0xFF)]
+            expectSecure(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: fid), ResponseAPDU(data: [], status: status))
+        }
     }
 
     static func readBinary(shortFID: UInt8, ne: Int) -> CommandAPDU {
@@ -298,6 +304,7 @@ final class EventLog {
             case .fileUnavailable(let file, let reason): return "unavailable \(file): \(reason)"
             case .recovering(let file, let reason): return "recovering \(file): \(reason)"
             case .paceFailed(let reason): return "PACE failed: \(reason)"
+            case .retryingChipAuthentication(let reason): return "retrying chip authentication: \(reason)"
             }
         }
     }

@@ -1,0 +1,83 @@
+import CardIO
+@testable import ChipProtocols
+import Foundation
+import LDS
+@testable import PassportKit
+import Testing
+import TestSupport
+
+/// Chip behaviours reported from the field (issue trackers of JMRTD, gmrtd, NFCPassportReader),
+/// played by a scripted card to the step they concern.
+@Suite struct FieldQuirks {
+    /// A file reader over a plain channel (no secure messaging: the quirks are in the commands).
+    func reader(_ steps: [ScriptedTransport.Step], chunk: Int = 223) -> (ChipFileReader, ScriptedTransport) {
+        let card = ScriptedTransport(steps)
+        let reader = ChipFileReader(channel: ISO7816Channel(transport: card), maxShortPlaintext: chunk, maxExtendedPlaintext: nil)
+        return (reader, card)
+    }
+
+    static let selectCOM = hex("00A4020C02011E")
+    static let sfiReadCOM: [UInt8] = [0x00, 0xB0, 0x80 | LDSFile.com.shortFID, 0x00]
+
+    func read(_ reader: ChipFileReader, _ file: LDSFile) throws -> ChipFileReader.Outcome {
+        try reader.read(file) { _, _ in }
+    }
+
+    /// Older applets answer READ BINARY by short file identifier with 6985 ("no current EF") or
+    /// 6986: the file is there, and is read after SELECT by file identifier.
+    @Test(arguments: ["6985", "6986", "6A82"])
+    func refusedShortFileIdentifierFallsBackToSelect(status: String) throws {
+        let com = try ReadTestData.fixture("passport/COM.bin")
+        let (reader, card) = reader([
+            .prefix(Self.sfiReadCOM, hex(status)),
+            .init(Self.selectCOM, hex("9000")),
+            .prefix(hex("00B00000"), com + hex("9000")),
+        ])
+        guard case .read(let bytes) = try read(reader, .com) else { Issue.record("COM not read"); return }
+        #expect(bytes == com)
+        try card.assertComplete()
+    }
+
+    /// Only SELECT's 6A82 says a file is absent.
+    @Test func absenceIsConcludedFromSelect() throws {
+        let (reader, card) = reader([.prefix(Self.sfiReadCOM, hex("6A82")), .init(Self.selectCOM, hex("6A82"))])
+        guard case .unavailable(let status) = try read(reader, .com) else { Issue.record("expected unavailable"); return }
+        #expect(status == .fileNotFound)
+        try card.assertComplete()
+    }
+
+    /// EF.SOD stored with an indefinite outer length (`77 80 … 00 00`, reported for US passports)
+    /// is read to its end-of-contents octets; padding after them is not part of the file.
+    @Test func indefiniteLengthIsReadToTheEndOfContents() throws {
+        let inner = TLV.encode(tag: 0x30, value: [UInt8](repeating: 0xAB, count: 10))
+        let file: [UInt8] = [0x77, 0x80] + inner + [0x00, 0x00]
+        let stored = file + [0xFF, 0xFF, 0xFF]
+        let sod: [UInt8] = [0x00, 0xB0, 0x80 | LDSFile.sod.shortFID, 0x00]
+        let (reader, card) = reader([
+            .prefix(sod, Array(stored[0..<6]) + hex("9000")),
+            .prefix(hex("00B00006"), Array(stored[6..<12]) + hex("9000")),
+            .prefix(hex("00B0000C"), Array(stored[12..<18]) + hex("9000")),
+        ], chunk: 6)
+        guard case .read(let bytes) = try read(reader, .sod) else { Issue.record("SOD not read"); return }
+        #expect(bytes == file)
+        try card.assertComplete()
+    }
+
+    /// Only 6300 and 6982 on MUTUAL AUTHENTICATE mean a wrong access key; any other status is
+    /// named as what it is, not blamed on the MRZ.
+    @Test func aMutualAuthenticateFaultIsNotAWrongKey() throws {
+        let bench = ReaderBench()
+        try bench.chip.expectBAC(ReadTestData.accessKey, refusal: StatusWord(0x6F00))
+        #expect(throws: SecurityError.unexpectedStatus(command: "MUTUAL AUTHENTICATE (BAC)", status: StatusWord(0x6F00))) {
+            try bench.control().establish(cardAccess: nil)
+        }
+        bench.complete()
+    }
+
+    @Test func aRefusalWith6982IsAWrongKey() throws {
+        let bench = ReaderBench()
+        try bench.chip.expectBAC(ReadTestData.accessKey, refusal: .securityStatusNotSatisfied)
+        #expect(throws: ScanError.accessDenied(status: .securityStatusNotSatisfied)) { try bench.control().establish(cardAccess: nil) }
+        bench.complete()
+    }
+}
