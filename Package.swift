@@ -50,7 +50,7 @@ let package = Package(
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
         .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica"]),
-        .target(name: "Credentials", dependencies: ["PassportCrypto", "COpenSSL"]),
+        .target(name: "Credentials", dependencies: ["PassportCrypto"]),
         .target(name: "Proving", dependencies: ["CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
         // Pipeline: scan → verify → issue, with typed reports.
         .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"]),

@@ -16,3 +16,18 @@ public enum CredentialError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 }
+
+import PassportCrypto
+
+extension CredentialError {
+    /// Runs a PassportCrypto operation and reports its failure in credential terms: a key that
+    /// is not one is malformed input, an OpenSSL failure stays one.
+    static func mapping<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as CryptoError {
+            switch error {
+            case .keyMismatch(let why), .outOfRange(let why), .invalidSignature(let why): throw CredentialError.malformed(why)
+            case .openSSL(let what), .unsupportedAlgorithm(let what): throw CredentialError.crypto(what)
+            }
+        }
+    }
+}

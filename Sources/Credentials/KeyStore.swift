@@ -1,5 +1,4 @@
 import PassportCrypto
-import COpenSSL
 import Foundation
 
 /// The holder's keys: one holder key and one pairwise key per verifier origin, each in its own
@@ -93,7 +92,7 @@ public final class KeyStore: @unchecked Sendable {
         let nonce = OpenSSLCrypto.randomBytes(12)
         var scalar = try key.scalar()
         defer { for i in scalar.indices { scalar[i] = 0 } }
-        let sealed = try AESGCM.seal(scalar, key: kek, nonce: nonce, aad: Array(did.utf8))
+        let sealed = try CredentialError.mapping { try AESGCM.seal(scalar, key: kek, nonce: nonce, aad: Array(did.utf8)) }
         object["nonce"] = Base64URL.encode(nonce)
         object["ciphertext"] = Base64URL.encode(sealed.ciphertext)
         object["tag"] = Base64URL.encode(sealed.tag)
@@ -133,53 +132,6 @@ public final class KeyStore: @unchecked Sendable {
     static let scryptN: UInt64 = 1 << 15
 
     static func scrypt(_ passphrase: String, salt: [UInt8]) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        let pass = Array(passphrase.utf8)
-        guard EVP_PBE_scrypt(pass, pass.count, salt, salt.count, scryptN, 8, 1, 64 << 20, &out, 32) == 1 else {
-            throw CredentialError.crypto("scrypt")
-        }
-        return out
-    }
-}
-
-/// AES-256-GCM through OpenSSL.
-enum AESGCM {
-    static func seal(_ plain: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws -> (ciphertext: [UInt8], tag: [UInt8]) {
-        guard let ctx = EVP_CIPHER_CTX_new() else { throw CredentialError.crypto("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        var length: Int32 = 0
-        var out = [UInt8](repeating: 0, count: plain.count + 16)
-        var tag = [UInt8](repeating: 0, count: 16)
-        guard EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-              passport_gcm_set_iv_length(ctx, Int32(nonce.count)) == 1,
-              EVP_EncryptInit_ex(ctx, nil, nil, key, nonce) == 1,
-              EVP_EncryptUpdate(ctx, nil, &length, aad, Int32(aad.count)) == 1,
-              EVP_EncryptUpdate(ctx, &out, &length, plain, Int32(plain.count)) == 1 else { throw CredentialError.crypto("AES-GCM seal") }
-        let produced = Int(length)
-        var final: Int32 = 0
-        var scratch = [UInt8](repeating: 0, count: 16)
-        guard EVP_EncryptFinal_ex(ctx, &scratch, &final) == 1, passport_gcm_get_tag(ctx, &tag, 16) == 1 else {
-            throw CredentialError.crypto("AES-GCM tag")
-        }
-        return (Array(out[0..<produced]), tag)
-    }
-
-    static func open(ciphertext: [UInt8], tag: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws -> [UInt8] {
-        guard let ctx = EVP_CIPHER_CTX_new() else { throw CredentialError.crypto("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        var length: Int32 = 0
-        var out = [UInt8](repeating: 0, count: ciphertext.count + 16)
-        var tagCopy = tag
-        guard EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), nil, nil, nil) == 1,
-              passport_gcm_set_iv_length(ctx, Int32(nonce.count)) == 1,
-              EVP_DecryptInit_ex(ctx, nil, nil, key, nonce) == 1,
-              EVP_DecryptUpdate(ctx, nil, &length, aad, Int32(aad.count)) == 1,
-              EVP_DecryptUpdate(ctx, &out, &length, ciphertext, Int32(ciphertext.count)) == 1,
-              passport_gcm_set_tag(ctx, &tagCopy, 16) == 1 else { throw CredentialError.crypto("AES-GCM open") }
-        let produced = Int(length)
-        var final: Int32 = 0
-        var scratch = [UInt8](repeating: 0, count: 16)
-        guard EVP_DecryptFinal_ex(ctx, &scratch, &final) == 1 else { throw CredentialError.keyStore("authentication tag mismatch") }
-        return Array(out[0..<produced])
+        try CredentialError.mapping { try AESGCM.scrypt(passphrase, salt: salt, n: scryptN) }
     }
 }

@@ -117,6 +117,9 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     public var activeAuthentication: String?
     /// Files the chip lists but did not give, with the reason (nil when there were none).
     public var unavailable: [String: String]?
+    /// When EF.CardAccess offered PACE and BAC was used: the profile offered (`offered`) and how
+    /// PACE failed (`failure`); nil otherwise.
+    public var paceFallback: [String: String]?
 
     public init(tool: String = "passport", toolVersion: String, createdAt: String, reader: String,
                 accessProtocol: String, extendedLength: Bool, apdus: Int, seconds: Double,
@@ -131,6 +134,7 @@ public struct DumpManifest: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case tool, reader, apdus, seconds, files, unavailable
+        case paceFallback = "pace_fallback"
         case toolVersion = "tool_version"
         case createdAt = "created_at"
         case accessProtocol = "access_protocol"

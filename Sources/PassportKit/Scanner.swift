@@ -83,7 +83,7 @@ public enum DumpWriter {
         }
         let evidence = contents.evidence.json
         entries[ChipEvidence.fileName] = DumpManifest.FileEntry(size: evidence.count, sha256: sha256Hex(evidence), apdus: 0, seconds: 0)
-        let manifest = DumpManifest(toolVersion: PassportKitVersion.version,
+        var manifest = DumpManifest(toolVersion: PassportKitVersion.version,
                                     createdAt: ISO8601DateFormatter().string(from: Date()),
                                     reader: contents.readerName, accessProtocol: contents.accessProtocol,
                                     extendedLength: contents.extendedLength, apdus: contents.apdus,
@@ -92,6 +92,7 @@ public enum DumpWriter {
                                     activeAuthentication: contents.activeAuthentication.status,
                                     unavailable: contents.unavailable.isEmpty ? nil
                                         : Dictionary(uniqueKeysWithValues: contents.unavailable.map { ($0.key.fileName, $0.value) }))
+        manifest.paceFallback = contents.paceFallback.map { ["offered": $0.offered, "failure": $0.failure] }
         try DumpFolder.write(files: contents.files, manifest: manifest, evidence: evidence, to: destination)
     }
 

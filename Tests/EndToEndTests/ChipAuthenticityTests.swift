@@ -133,7 +133,10 @@ extension VirtualPassportStack {
             let fallback = try #require(json["pace_fallback"] as? [String: Any])
             #expect((fallback["offered"] as? String)?.contains("PACE-ECDH-GM") == true, "\(fallback)")
             #expect((fallback["failure"] as? String)?.contains("6985") == true, "\(fallback)")
-            let evidence = try ChipEvidence(json: try #require(try DumpFolder(reading: out).evidence))
+            let dump = try DumpFolder(reading: out)
+            #expect(dump.manifest?.accessProtocol == "BAC")
+            #expect(dump.manifest?.paceFallback?["failure"]?.contains("6985") == true, "\(dump.manifest?.paceFallback ?? [:])")
+            let evidence = try ChipEvidence(json: try #require(dump.evidence))
             #expect(evidence.accessControl?.used == "BAC")
             #expect(evidence.accessControl?.paceFailure?.contains("6985") == true)
         }

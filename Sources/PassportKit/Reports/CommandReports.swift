@@ -42,7 +42,8 @@ public struct ShowReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case ok, files }
 }
 
-/// Chip or active authentication in a scan report.
+/// Chip or active authentication in a scan report, or a recorded answer checked again by
+/// `verify` (`status` and what went wrong, if anything).
 public struct AuthenticationReport: Codable, Sendable, Equatable {
     public let status: String
     @NullEncoded public var detail: String?
@@ -50,6 +51,11 @@ public struct AuthenticationReport: Codable, Sendable, Equatable {
     public init(_ outcome: AuthenticationOutcome) {
         status = outcome.status
         detail = outcome.detail
+    }
+
+    public init(_ check: RecordedCheck) {
+        status = check.status
+        detail = check.detail
     }
 }
 

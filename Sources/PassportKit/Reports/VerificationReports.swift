@@ -109,17 +109,6 @@ public struct CardSecuritySummary: Codable, Sendable, Equatable {
     }
 }
 
-/// A recorded answer checked again offline (`status`: passed, failed or not_recorded).
-public struct RecordedCheckReport: Codable, Sendable, Equatable {
-    public let status: String
-    @NullEncoded public var detail: String?
-
-    public init(_ check: RecordedCheck) {
-        status = check.status
-        detail = check.detail
-    }
-}
-
 /// `passport verify --json` (docs/schemas/verify.schema.json).
 public struct VerifyReport: Codable, Sendable, Equatable {
     public let ok: Bool
@@ -128,14 +117,14 @@ public struct VerifyReport: Codable, Sendable, Equatable {
     public let trust: [String]
     public let passiveAuthentication: PassiveAuthenticationSummary
     /// The Active Authentication answer recorded in evidence.json, checked again against DG15.
-    public let activeAuthentication: RecordedCheckReport
+    public let activeAuthentication: AuthenticationReport
 
     public init(dump: String, trust: TrustStore, report: PassiveAuthenticationReport) {
         ok = report.passed
         self.dump = dump
         self.trust = trust.notes
         passiveAuthentication = PassiveAuthenticationSummary(report)
-        activeAuthentication = RecordedCheckReport(report.activeAuthentication)
+        activeAuthentication = AuthenticationReport(report.activeAuthentication)
     }
 
     enum CodingKeys: String, CodingKey {
