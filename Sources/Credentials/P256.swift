@@ -68,7 +68,7 @@ public final class P256PrivateKey: @unchecked Sendable {
         publicKey = try P256PublicKey(sec1: try CredentialError.mapping { try P256.publicPoint(of: made) })
     }
 
-    deinit { P256.free(key) }
+    deinit { P256.freeKey(key) }
 
     /// The private scalar d (32 bytes). Secret: only for encrypting into the key store.
     public func scalar() throws -> [UInt8] {

@@ -17,11 +17,11 @@ package enum P256 {
         return generated
     }
 
-    package static func free(_ key: OpaquePointer) { EVP_PKEY_free(key) }
+    package static func freeKey(_ key: OpaquePointer) { EVP_PKEY_free(key) }
 
     /// Throws unless `publicPoint` (uncompressed) lies on P-256.
     package static func validate(publicPoint: [UInt8]) throws {
-        free(try makeKey(publicPoint: publicPoint, privateScalar: nil))
+        freeKey(try makeKey(publicPoint: publicPoint, privateScalar: nil))
     }
 
     /// The uncompressed public point of `key`.
