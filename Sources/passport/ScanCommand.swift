@@ -159,7 +159,7 @@ struct ScanCommand: ParsableCommand {
         print("  Dump           \(dump.path)")
         if let verification, let trust {
             print("")
-            printReport(verification, trust: trust)
+            printReport(verification, trust: trust, recorded: false)
         } else {
             print("  Verified       no: no trust anchors configured (use --masterlist/--csca, or put them in \(TrustStore.defaultFolder.path))")
         }
