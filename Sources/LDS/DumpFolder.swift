@@ -1,4 +1,5 @@
 import Foundation
+import PassportCrypto
 
 /// A recorded chip: one file per elementary file plus `manifest.json` (ARCHITECTURE.md).
 /// Reading accepts the plain (`DG1.bin`), BSI (`Datagroup1.bin`) and FID (`ef0101.bin`) styles.
@@ -95,6 +96,9 @@ public struct DumpFolder: Sendable {
 /// What `manifest.json` records about a scan. Holds no personal data.
 public struct DumpManifest: Codable, Sendable, Equatable {
     public struct FileEntry: Codable, Sendable, Equatable {
+        /// The SHA-256 a manifest records for `bytes`: lower-case hex.
+        public static func sha256(of bytes: [UInt8]) -> String { hexString(OpenSSLCrypto.sha256(bytes)).lowercased() }
+
         public var size: Int
         public var sha256: String
         public var apdus: Int

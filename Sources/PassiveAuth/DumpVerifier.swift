@@ -117,8 +117,7 @@ public enum DumpVerifier {
 
     static func checkRecorded(_ name: String, _ bytes: [UInt8], _ entry: DumpManifest.FileEntry,
                               _ report: inout PassiveAuthenticationReport) {
-        let digest = hexString(OpenSSLCrypto.sha256(bytes)).lowercased()
-        if digest != entry.sha256.lowercased() || bytes.count != entry.size {
+        if DumpManifest.FileEntry.sha256(of: bytes) != entry.sha256.lowercased() || bytes.count != entry.size {
             report.fail("\(name) differs from the recording (its SHA-256 or size does not match manifest.json): the dump was altered after the scan.")
         }
     }

@@ -78,11 +78,12 @@ public enum DumpWriter {
         var entries: [String: DumpManifest.FileEntry] = [:]
         for (file, bytes) in contents.files {
             let stats = contents.statistics[file]
-            entries[file.fileName] = DumpManifest.FileEntry(size: bytes.count, sha256: sha256Hex(bytes),
+            entries[file.fileName] = DumpManifest.FileEntry(size: bytes.count, sha256: DumpManifest.FileEntry.sha256(of: bytes),
                                                             apdus: stats?.apdus ?? 0, seconds: rounded(stats?.seconds ?? 0))
         }
         let evidence = contents.evidence.json
-        entries[ChipEvidence.fileName] = DumpManifest.FileEntry(size: evidence.count, sha256: sha256Hex(evidence), apdus: 0, seconds: 0)
+        entries[ChipEvidence.fileName] = DumpManifest.FileEntry(size: evidence.count, sha256: DumpManifest.FileEntry.sha256(of: evidence),
+                                                                apdus: 0, seconds: 0)
         var manifest = DumpManifest(toolVersion: PassportKitVersion.version,
                                     createdAt: ISO8601DateFormatter().string(from: Date()),
                                     reader: contents.readerName, accessProtocol: contents.accessProtocol,
@@ -95,8 +96,6 @@ public enum DumpWriter {
         manifest.paceFallback = contents.paceFallback.map { ["offered": $0.offered, "failure": $0.failure] }
         try DumpFolder.write(files: contents.files, manifest: manifest, evidence: evidence, to: destination)
     }
-
-    static func sha256Hex(_ bytes: [UInt8]) -> String { hexString(OpenSSLCrypto.sha256(bytes)).lowercased() }
 
     static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 }

@@ -172,7 +172,7 @@ extension VirtualPassportStack {
         func rewriteManifestEntry(_ dump: URL, name: String, bytes: [UInt8]) throws {
             let url = dump.appendingPathComponent(DumpFolder.manifestName)
             var manifest = try JSONDecoder().decode(DumpManifest.self, from: Data(contentsOf: url))
-            manifest.files[name] = DumpManifest.FileEntry(size: bytes.count, sha256: hex(SHA256Test.digest(bytes)).lowercased(),
+            manifest.files[name] = DumpManifest.FileEntry(size: bytes.count, sha256: DumpManifest.FileEntry.sha256(of: bytes),
                                                           apdus: 0, seconds: 0)
             try JSONEncoder().encode(manifest).write(to: url)
         }

@@ -5,6 +5,19 @@ import LDS
 /// Mutation testing of verification: change one byte of one file at a time and check that the
 /// dump no longer verifies. A verifier that accepts one forged dump is worthless.
 public enum MutationTest {
+    /// The positions of `file` whose single-bit change still passes passive authentication
+    /// (every position, flipping the lowest bit): empty for a sound verifier.
+    public static func acceptedSingleByteChanges(of file: LDSFile, in files: [LDSFile: [UInt8]], trust: TrustStore) -> [Int] {
+        guard let original = files[file] else { return [] }
+        return original.indices.filter { position in
+            var changed = files
+            var bytes = original
+            bytes[position] ^= 0x01
+            changed[file] = bytes
+            return PassiveAuthentication.verify(files: changed, trust: trust).passed
+        }
+    }
+
     public struct Outcome: Sendable {
         public var mutations = 0
         /// (file, byte position) pairs whose change still verified.
