@@ -15,6 +15,12 @@ public protocol CardTransport: AnyObject {
     var atr: [UInt8] { get }
     /// A name for reports ("ACS ACR122U 00 00", "pn532_uart:/dev/ttyUSB0").
     var readerName: String { get }
+    /// Resets the card, so that no security state of an earlier session is left: some chips
+    /// refuse a new access control after a failed one until they are reset.
+    func reset() throws
+    /// After the card left the reader: waits up to `timeout` seconds for a card to be back and
+    /// connects to it (reset, nothing selected). Throws `CardIOError.noCard` when none came.
+    func reconnectAfterRemoval(timeout: Double) throws
 }
 
 /// An ISO 7816-4 channel over a transport: encodes APDUs, fetches the rest of a response on

@@ -100,6 +100,29 @@ public final class NFCCard: CardTransport {
 
     deinit { target.deallocate() }
 
+    /// Releases the target and selects it again: the card goes through activation, which resets it.
+    public func reset() throws {
+        _ = nfc_initiator_deselect_target(device.device)
+        guard select(within: 1.0) else { throw CardIOError.cardRemoved }
+    }
+
+    /// Polls the field until the card (or another) is back and selects it.
+    public func reconnectAfterRemoval(timeout: Double) throws {
+        _ = nfc_initiator_deselect_target(device.device)
+        guard select(within: timeout) else { throw CardIOError.noCard(reader: readerName, seconds: timeout) }
+    }
+
+    /// Selects a target of the same type as before until `seconds` have passed.
+    private func select(within seconds: Double) -> Bool {
+        let typeB = passport_nfc_is_type_b(target) != 0
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            if passport_nfc_select(device.device, typeB ? 1 : 0, target) > 0 { return true }
+            usleep(100_000)
+        } while Date() < deadline
+        return false
+    }
+
     static let maxFrameData = 262
 
     public func transmit(raw: [UInt8]) throws -> [UInt8] {

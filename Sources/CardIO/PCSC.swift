@@ -173,12 +173,49 @@ public final class PCSCCard: CardTransport {
         return Array(response[0..<Int(length)])
     }
 
-    /// Resets the card and renegotiates (after a session is lost, e.g. a broken secure channel).
-    public func reconnect() throws {
+    /// Resets the card and renegotiates (before access control is established again).
+    public func reset() throws {
+        guard handle != 0 else { throw CardIOError.cardRemoved }
         let rv = SCardReconnect(handle, PCSCConstant.shareShared,
                                 PCSCConstant.protocolT1 | PCSCConstant.protocolT0, PCSCConstant.resetCard, &activeProtocol)
         try PCSCCard.check(rv, reader: readerName)
         atr = try readATR()
+    }
+
+    /// Waits for a card to be back in the reader, then connects to it afresh (and resets it).
+    public func reconnectAfterRemoval(timeout: Double) throws {
+        if handle != 0 {
+            SCardDisconnect(handle, PCSCConstant.leaveCard)
+            handle = 0
+        }
+        try waitForPresence(timeout: timeout)
+        var fresh: SCARDHANDLE = 0
+        let rv = SCardConnect(context, readerName, PCSCConstant.shareShared,
+                              PCSCConstant.protocolT1 | PCSCConstant.protocolT0, &fresh, &activeProtocol)
+        try PCSCCard.check(rv, reader: readerName)
+        handle = fresh
+        try reset()
+    }
+
+    /// Polls the reader's state until a (powered, answering) card is present.
+    private func waitForPresence(timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var current = PCSCConstant.stateUnaware
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw CardIOError.noCard(reader: readerName, seconds: timeout) }
+            let event: DWORD = try readerName.withCString { name in
+                var state = SCARD_READERSTATE()
+                state.szReader = name
+                state.dwCurrentState = current
+                let rv = SCardGetStatusChange(context, DWORD(min(remaining, 0.5) * 1000), &state, 1)
+                if pcscCode(rv) == PCSCCode.timeout.rawValue { return current }
+                try PCSCCard.check(rv, reader: readerName)
+                return state.dwEventState
+            }
+            if event & PCSCConstant.statePresent != 0 && event & PCSCConstant.stateMute == 0 { return }
+            current = event & ~PCSCConstant.stateChanged
+        }
     }
 
     /// Ends the connection and resets the card, so that no session outlives the scan.

@@ -62,6 +62,23 @@ public final class ScriptedTransport: CardTransport {
     /// Steps not yet played.
     public var remaining: Int { steps.count - position }
 
+    /// Card resets asked for so far; `onReset` lets a card double drop its state.
+    public private(set) var resets = 0
+    public var onReset: (() -> Void)?
+    /// Returns after a removal: nil means the card never comes back.
+    public var returnsAfterRemoval: (() -> Bool)?
+
+    public func reset() throws {
+        resets += 1
+        onReset?()
+    }
+
+    public func reconnectAfterRemoval(timeout: Double) throws {
+        guard returnsAfterRemoval?() == true else { throw CardIOError.noCard(reader: readerName, seconds: timeout) }
+        resets += 1
+        onReset?()
+    }
+
     public func transmit(raw: [UInt8]) throws -> [UInt8] {
         received.append(raw)
         guard position < steps.count else {

@@ -33,9 +33,16 @@ public struct ActiveAuthentication {
         if le > 223 && !channel.supportsExtendedLength {
             throw SecurityError.unsupported("Active Authentication with a \(key.bits)-bit key over short APDUs (this reader or chip lacks extended length)")
         }
-        let response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: le))
+        var response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: le))
+        if response.status.isSuccess && response.data.isEmpty && le != 256 {
+            // Some chips answer an Le they do not like with success and no data; Le 00 works.
+            response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: 256))
+        }
         guard response.status.isSuccess || response.status == .endOfFileWarning else {
             throw SecurityError.unexpectedStatus(command: "INTERNAL AUTHENTICATE", status: response.status)
+        }
+        guard !response.data.isEmpty else {
+            throw SecurityError.unexpectedStatus(command: "INTERNAL AUTHENTICATE (it answered without a signature)", status: response.status)
         }
         return Exchange(challenge: challenge, signature: response.data)
     }

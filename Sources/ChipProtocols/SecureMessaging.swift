@@ -77,6 +77,8 @@ public final class SecureMessagingChannel: CardChannel {
     public let keys: SessionKeys
     /// Send sequence counter, incremented before every command and every response.
     public private(set) var ssc: [UInt8]
+    /// True when the last answer was a bare status word, without secure messaging objects.
+    public private(set) var lastAnswerWasPlain = false
 
     public init(over inner: CardChannel, keys: SessionKeys, ssc: [UInt8]) {
         precondition(ssc.count == keys.blockSize)
@@ -125,6 +127,7 @@ public final class SecureMessagingChannel: CardChannel {
     /// Checks and opens a protected response (ICAO 9303-11 §9.8.5).
     public func unwrap(_ response: ResponseAPDU) throws -> ResponseAPDU {
         increment(&ssc)
+        lastAnswerWasPlain = response.data.isEmpty
         guard !response.data.isEmpty else {
             // A bare status word. An SM error (6987/6988) means the chip dropped the session; other
             // errors some chips send unprotected are passed on (they carry no data to trust); a bare

@@ -124,6 +124,26 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     /// When EF.CardAccess offered PACE and BAC was used: the profile offered (`offered`) and how
     /// PACE failed (`failure`); nil otherwise.
     public var paceFallback: [String: String]?
+    /// Reads interrupted by the passport leaving the reader and resumed when it came back
+    /// (nil when there were none).
+    public var interruptions: [Interruption]?
+
+    /// One interrupted read: the file, the bytes read before (the read went on from there), how
+    /// long the passport was away and how long resuming took once it was back.
+    public struct Interruption: Codable, Sendable, Equatable {
+        public var file: String
+        public var offset: Int
+        public var secondsAway: Double
+        public var secondsToResume: Double
+        public init(file: String, offset: Int, secondsAway: Double, secondsToResume: Double) {
+            self.file = file; self.offset = offset; self.secondsAway = secondsAway; self.secondsToResume = secondsToResume
+        }
+        enum CodingKeys: String, CodingKey {
+            case file, offset
+            case secondsAway = "seconds_away"
+            case secondsToResume = "seconds_to_resume"
+        }
+    }
 
     public init(tool: String = "passport", toolVersion: String, createdAt: String, reader: String,
                 accessProtocol: String, extendedLength: Bool, apdus: Int, seconds: Double,
@@ -137,7 +157,7 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case tool, reader, apdus, seconds, files, unavailable
+        case tool, reader, apdus, seconds, files, unavailable, interruptions
         case paceFallback = "pace_fallback"
         case toolVersion = "tool_version"
         case createdAt = "created_at"

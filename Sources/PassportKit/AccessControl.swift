@@ -32,14 +32,14 @@ struct SecureStack {
     let secure: SecureMessagingChannel
     let reader: ChipFileReader
 
-    init(_ secure: SecureMessagingChannel) {
+    init(_ secure: SecureMessagingChannel, learned: LearnedReadSize) {
         self.secure = secure
         reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
-                                maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext)
+                                maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext, learned: learned)
     }
 
-    init(over plain: CardChannel, keys: SessionKeys, ssc: [UInt8]) {
-        self.init(SecureMessagingChannel(over: plain, keys: keys, ssc: ssc))
+    init(over plain: CardChannel, keys: SessionKeys, ssc: [UInt8], learned: LearnedReadSize) {
+        self.init(SecureMessagingChannel(over: plain, keys: keys, ssc: ssc), learned: learned)
     }
 }
 
@@ -54,6 +54,8 @@ struct AccessControl {
     var random: (Int) -> [UInt8] = OpenSSLCrypto.randomBytes
     /// PACE's terminal private keys (mapping, ephemeral); nil outside tests reproducing ICAO's examples.
     var pacePrivateKeys: [[UInt8]]?
+    /// The read size the chip accepts, kept across every session of the scan.
+    let learned = LearnedReadSize()
 
     static let applicationID: [UInt8] = [0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01]
 
@@ -74,10 +76,12 @@ struct AccessControl {
             events(.authenticating(protocol: "PACE"))
             let result = try runPACE(info, password: password)
             events(.authenticated(protocol: "PACE"))
-            return (.pace(result, password), SecureStack(over: channel, keys: result.keys, ssc: result.ssc), nil)
+            return (.pace(result, password), stack(keys: result.keys, ssc: result.ssc), nil)
         } catch let error as SecurityError {
             guard case .mrz(let key) = password else { throw Self.refusal(error, password: password) }
             events(.paceFailed(reason: error.description))
+            // Some chips refuse any new protocol after a failed one until they are reset.
+            try channel.transport.reset()
             let (gained, stack) = try establishByBAC(key)
             return (gained, stack, PACEFallback(offered: info.description, failure: error.description))
         }
@@ -85,20 +89,27 @@ struct AccessControl {
 
     private func establishByBAC(_ key: MRZAccessKey) throws -> (AccessGained, SecureStack) {
         let session = try runBAC(key)
-        return (.bac(key), SecureStack(over: channel, keys: session.keys, ssc: session.ssc))
+        return (.bac(key), stack(keys: session.keys, ssc: session.ssc))
+    }
+
+    private func stack(keys: SessionKeys, ssc: [UInt8]) -> SecureStack {
+        SecureStack(over: channel, keys: keys, ssc: ssc, learned: learned)
     }
 
     /// Opens a new session after one was lost (a failed chip authentication ends it) the way the
     /// first was opened, then selects the application, unless the file being read lies in the
     /// master file (EF.CardSecurity after PACE). BAC selects the application before it starts.
-    func reopen(_ gained: AccessGained, selectApplication: Bool = true) throws -> SecureStack {
+    /// The card is reset first (unless it was just reconnected): a chip may keep the state of the
+    /// failed session and refuse GET CHALLENGE or MSE:Set AT until then.
+    func reopen(_ gained: AccessGained, selectApplication: Bool = true, resetFirst: Bool = true) throws -> SecureStack {
+        if resetFirst { try channel.transport.reset() }
         switch gained {
         case .bac(let key):
             let session = try runBAC(key)
-            return SecureStack(over: channel, keys: session.keys, ssc: session.ssc)
+            return stack(keys: session.keys, ssc: session.ssc)
         case .pace(let first, let password):
             let result = try runPACE(first.info, password: password)
-            let stack = SecureStack(over: channel, keys: result.keys, ssc: result.ssc)
+            let stack = stack(keys: result.keys, ssc: result.ssc)
             if selectApplication { try Self.selectApplication(over: stack.secure) }
             return stack
         }
@@ -142,12 +153,20 @@ struct AccessControl {
     /// EF.CardAccess from the master file, read plainly before any access control (absent on
     /// BAC-only chips).
     func readCardAccess() throws -> [UInt8]? {
+        func refused(_ r: ResponseAPDU) -> Bool { !r.status.isSuccess && r.status != .endOfFileWarning && r.status != .fileNotFound }
         var response = try readCardAccessBinary()
-        if !response.status.isSuccess && response.status != .endOfFileWarning && response.status != .fileNotFound {
+        if refused(response) {
             // Maybe an application is still selected from an earlier session: select the master file.
             let mf = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: [0x3F, 0x00]))
             guard mf.status.isSuccess else { return nil }
             response = try readCardAccessBinary()
+            if refused(response) {
+                // Chips that take no short EF identifiers (6985/6986): select EF.CardAccess by its
+                // file identifier; only SELECT's answer says it is absent.
+                let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1C]))
+                guard select.status.isSuccess else { return nil }
+                response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
+            }
         }
         guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty,
               let total = try? TLV.totalLength(ofObjectStartingWith: response.data[...]), total <= response.data.count

@@ -4,6 +4,20 @@ import PassiveAuth
 import PassportCrypto
 import LDS
 
+/// The largest READ BINARY a chip took, learned once per scan and kept by every file reader of
+/// it (a new secure session after chip authentication or a recovery starts from it).
+final class LearnedReadSize {
+    /// The chunk the chip last accepted after refusing a larger one; nil until it refused one.
+    var chunk: Int?
+    /// The chip refused READ BINARY by short EF identifier: later files are selected first.
+    var selectsByIdentifier = false
+}
+
+/// A plain 6700 to an extended-length command under secure messaging: the card's runtime
+/// refused it before the application (and its send sequence counter) saw it. The session can
+/// no longer be trusted to be in step; the caller opens a new one and reads with short APDUs.
+struct ExtendedLengthRefused: Error {}
+
 /// Reads elementary files over a (secure) channel with as few APDUs as the chip allows:
 /// the first read selects the file by short FID, later ones continue at an offset (INS B1
 /// above 32767), the chunk is the largest the chip takes, stepping down when it refuses.
@@ -16,15 +30,18 @@ final class ChipFileReader {
     private(set) var usingExtendedLength: Bool
     /// The bytes of the file being read so far, kept when a read fails so it can be resumed.
     private(set) var partial: [UInt8] = []
+    private let learned: LearnedReadSize
 
-    init(channel: CardChannel, maxShortPlaintext: Int, maxExtendedPlaintext: Int?) {
+    init(channel: CardChannel, maxShortPlaintext: Int, maxExtendedPlaintext: Int?, learned: LearnedReadSize = LearnedReadSize()) {
         self.channel = channel
         self.maxShort = maxShortPlaintext
-        if let maxExtendedPlaintext, channel.supportsExtendedLength {
-            chunk = maxExtendedPlaintext
+        self.learned = learned
+        let cap = learned.chunk ?? Int.max
+        if let maxExtendedPlaintext, channel.supportsExtendedLength, cap > maxShortPlaintext {
+            chunk = min(maxExtendedPlaintext, cap)
             usingExtendedLength = true
         } else {
-            chunk = maxShortPlaintext
+            chunk = min(maxShortPlaintext, cap)
             usingExtendedLength = false
         }
     }
@@ -45,6 +62,7 @@ final class ChipFileReader {
             guard select.status.isSuccess else { throw ReadError.chipError(file: file, status: select.status) }
             return .read(try continueReading(file, start: earlier, progress: progress))
         }
+        if learned.selectsByIdentifier { return try readAfterSelect(file, progress: progress) }
         // First read by short FID: selects the file and gives the TLV header, hence the length.
         var first: ResponseAPDU
         while true {
@@ -58,7 +76,9 @@ final class ChipFileReader {
         case 0x6A86, 0x6D00, 0x6981, 0x6A81, 0x6A82, 0x6985, 0x6986:
             // The chip does not take short FIDs (older applets answer 6985 "no current EF" or
             // 6986): select explicitly and read from offset 0. Only SELECT says a file is absent.
-            return try readAfterSelect(file, progress: progress)
+            let outcome = try readAfterSelect(file, progress: progress)
+            if case .read = outcome, first.status.value != 0x6A82 { learned.selectsByIdentifier = true }
+            return outcome
         case 0x6982: return .unavailable(first.status)
         default: throw ReadError.chipError(file: file, status: first.status)
         }
@@ -144,17 +164,20 @@ final class ChipFileReader {
     }
 
     /// Handles the statuses by which a chip says "ask for less": returns true when the caller
-    /// should repeat with the (now smaller) chunk.
+    /// should repeat with the (now smaller) chunk, which every later reader of the scan keeps.
     private func stepDownIfRefused(_ status: StatusWord, requested: Int, includingWrongParameters: Bool = false) throws -> Bool {
         let smaller: Int
         switch status.sw1 {
         case 0x6B where includingWrongParameters && status.sw2 == 0 && requested > 1:
-            smaller = requested / 2
+            smaller = nextSmallerChunk(below: requested)
         case 0x6C:
             smaller = status.sw2 == 0 ? 256 : Int(status.sw2)
             guard smaller < requested else { return false }
         case 0x67 where status.sw2 == 0:
-            smaller = requested / 2
+            if usingExtendedLength && (channel as? SecureMessagingChannel)?.lastAnswerWasPlain == true {
+                throw ExtendedLengthRefused()
+            }
+            smaller = nextSmallerChunk(below: requested)
         default:
             return false
         }
@@ -164,7 +187,17 @@ final class ChipFileReader {
         } else {
             chunk = smaller
         }
+        learned.chunk = chunk
         return requested > 1
+    }
+
+    /// The sizes chips are known to cap READ BINARY at (JMRTD's 0xDF, NFCPassportReader's 0xA0),
+    /// then powers of two: a refused size costs one APDU, and the first that works is kept.
+    private static let knownCaps = [0xDF, 0xC0, 0xA0, 0x80, 0x40, 0x20, 0x10, 8, 4, 2, 1]
+
+    private func nextSmallerChunk(below requested: Int) -> Int {
+        if usingExtendedLength { return maxShort }
+        return Self.knownCaps.first { $0 < requested } ?? 1
     }
 }
 

@@ -52,6 +52,7 @@ extension ScanError: ReportableError {
         case .accessDenied, .passwordRefused: return "access_denied"
         case .canNeedsPACE: return "can_needs_pace"
         case .interrupted: return "card_removed"
+        case .differentDocument: return "different_document"
         case .notAPassport: return "not_a_passport"
         case .secureMessagingFailed, .missingRequiredFile, .malformedFile: return "chip_error"
         }

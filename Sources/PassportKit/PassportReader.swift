@@ -21,6 +21,24 @@ public enum ScanEvent: Sendable {
     case paceFailed(reason: String)
     /// Chip authentication's answer failed once; the session is opened again and it is retried.
     case retryingChipAuthentication(reason: String)
+    /// The card runtime refused an extended-length command while `file` was being read: the
+    /// session is opened again and the scan goes on with short APDUs.
+    case extendedLengthRefused(file: LDSFile)
+    /// The passport left the reader while `file` was being read; the scan waits for it.
+    case interrupted(file: LDSFile, bytesRead: Int, waitingSeconds: Double)
+    /// It came back (the same document) and the read of `file` goes on at `offset`.
+    case resumed(file: LDSFile, offset: Int, afterSeconds: Double)
+}
+
+/// A read that the passport's leaving the reader interrupted and that was resumed.
+public struct ReadInterruption: Sendable, Equatable {
+    public let file: LDSFile
+    /// Bytes of the file read before it left (the read went on from there).
+    public let offset: Int
+    /// From the failed exchange to the card being back.
+    public let secondsAway: Double
+    /// From the card being back to the read going on (access control, same-document check).
+    public let secondsToResume: Double
 }
 
 /// How one file was read.
@@ -50,6 +68,8 @@ public struct ChipContents: Sendable {
     public let evidence: ChipEvidence
     /// Set when EF.CardAccess offered PACE and BAC was used.
     public let paceFallback: PACEFallback?
+    /// Reads the passport's leaving the reader interrupted and that were resumed.
+    public var interruptions: [ReadInterruption] = []
 }
 
 /// The challenge and the chip's answer of Active Authentication, as recorded.
@@ -111,6 +131,8 @@ public final class PassportReader {
     private let random: (Int) -> [UInt8]
     /// PACE's terminal private keys; only tests that reproduce published exchanges fix them.
     private let pacePrivateKeys: [[UInt8]]?
+    /// Seconds to wait for the passport to come back when it leaves mid-read (0: fail at once).
+    public var resumeWait: Double = 0
 
     public convenience init(channel: ISO7816Channel, events: @escaping (ScanEvent) -> Void = { _ in }) {
         self.init(channel: channel, events: events, random: OpenSSLCrypto.randomBytes)
@@ -154,6 +176,7 @@ public final class PassportReader {
         let control = AccessControl(channel: channel, access: access, events: events,
                                     random: random, pacePrivateKeys: pacePrivateKeys)
         let session = try ReadSession(opening: control, cardAccess: try control.readCardAccess())
+        session.resumeWait = resumeWait
         try session.authenticateChipByPACEMapping()
         try session.selectApplicationAfterPACE()
         let com = try session.readCOM()
@@ -176,6 +199,8 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
     case passwordRefused(password: String, status: StatusWord)
     case canNeedsPACE
     case malformedFile(file: LDSFile, cause: String)
+    /// After an interrupted read, the chip that came back holds another document.
+    case differentDocument(file: LDSFile, changed: LDSFile)
 
     static func isSecureMessagingFailure(_ error: ScanError) -> Bool {
         if case .secureMessagingFailed = error { return true }
@@ -188,8 +213,11 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The card is not an ICAO passport (it refused the eMRTD application: \(status))."
         case .accessDenied(let status):
             return "The chip refused the access key (\(status)): the document number, birth date or expiry date does not match this passport. Check them against the MRZ and try again."
-        case .interrupted(let file, let bytesRead, _):
-            return "The passport left the reader while \(file) was being read (after \(bytesRead) bytes). Nothing was saved. Hold the passport still on the reader and scan again."
+        case .interrupted(let file, let bytesRead, let cause):
+            let waited = cause.hasPrefix("it did not come back") ? " and \(cause)" : ""
+            return "The passport left the reader while \(file) was being read (after \(bytesRead) bytes)\(waited). Nothing was saved. Hold the passport still on the reader and scan again."
+        case .differentDocument(let file, let changed):
+            return "Read interrupted while \(file) was being read, and the chip that came back holds another document (its \(changed) differs). Nothing was saved. Scan the passport again, holding it still."
         case .secureMessagingFailed(let file, let cause):
             return "Secure messaging failed while reading \(file): \(cause) Nothing was saved."
         case .passwordRefused(let password, let status):

@@ -25,6 +25,10 @@ final class ReadSession {
     var activeAuthenticationEvidence: ActiveAuthenticationEvidence?
     var paceFallback: PACEFallback?
     var activeAuthentication = AuthenticationOutcome.notSupported("the chip has no DG15")
+    /// Seconds to wait for the passport to come back when it leaves the reader mid-file (0: fail).
+    var resumeWait: Double = 0
+    /// The times the passport left the reader mid-file and came back.
+    var interruptions: [ReadInterruption] = []
 
     init(control: AccessControl, gained: AccessGained, stack: SecureStack,
          recoveries: Int = PassportReader.maximumRecoveries) {
@@ -47,12 +51,12 @@ final class ReadSession {
 
     /// Starts a new session over the one just opened by chip authentication.
     func replaceStack(_ secure: SecureMessagingChannel) {
-        stack = SecureStack(secure)
+        stack = SecureStack(secure, learned: control.learned)
     }
 
     /// Replaces a lost session with a new one opened the same way as the first.
-    func reopen(selectApplication: Bool = true) throws {
-        stack = try control.reopen(gained, selectApplication: selectApplication)
+    func reopen(selectApplication: Bool = true, resetFirst: Bool = true) throws {
+        stack = try control.reopen(gained, selectApplication: selectApplication, resetFirst: resetFirst)
     }
 
     // MARK: reading one file
@@ -87,7 +91,18 @@ final class ReadSession {
                     events(.reading(file: file, bytesRead: read, totalBytes: total))
                 }
             } catch let error as CardIOError where error == .cardRemoved {
-                throw ScanError.interrupted(file: file, bytesRead: lastRead, cause: error.description)
+                guard resumeWait > 0 else {
+                    throw ScanError.interrupted(file: file, bytesRead: lastRead, cause: error.description)
+                }
+                resume = stack.reader.partial
+                try resumeAfterRemoval(file, offset: resume.count)
+            } catch is ExtendedLengthRefused where plain.supportsExtendedLength {
+                // The runtime below the application refused it: the session's counter may be out
+                // of step. Short APDUs from now on, for every later session too, in a new session.
+                plain.supportsExtendedLength = false
+                resume = stack.reader.partial
+                events(.extendedLengthRefused(file: file))
+                try reopen(selectApplication: !file.isInMasterFile)
             } catch let error as SecurityError {
                 guard recover, recoveriesLeft > 0 else {
                     throw ScanError.secureMessagingFailed(file: file, cause: error.description)
@@ -98,6 +113,35 @@ final class ReadSession {
                 try reopen(selectApplication: !file.isInMasterFile)
             }
         }
+    }
+
+    /// The passport left the reader while `file` was being read: wait for it, open a session
+    /// with the same access key, check it is the same document (EF.COM and DG1, when read, are
+    /// unchanged), and let the read go on from `offset`.
+    private func resumeAfterRemoval(_ file: LDSFile, offset: Int) throws {
+        let left = Date()
+        events(.interrupted(file: file, bytesRead: offset, waitingSeconds: resumeWait))
+        do { try plain.transport.reconnectAfterRemoval(timeout: resumeWait) } catch CardIOError.noCard {
+            throw ScanError.interrupted(file: file, bytesRead: offset,
+                                        cause: "it did not come back within \(Self.seconds(resumeWait)) s")
+        }
+        let returned = Date()
+        try reopen(selectApplication: !file.isInMasterFile, resetFirst: false)
+        if !file.isInMasterFile {
+            for earlier in [LDSFile.com, .dataGroup(1)] where earlier != file {
+                guard let before = files[earlier] else { continue }
+                guard case .read(let now) = try stack.reader.read(earlier, progress: { _, _ in }), now == before else {
+                    throw ScanError.differentDocument(file: file, changed: earlier)
+                }
+            }
+        }
+        interruptions.append(ReadInterruption(file: file, offset: offset, secondsAway: returned.timeIntervalSince(left),
+                                              secondsToResume: Date().timeIntervalSince(returned)))
+        events(.resumed(file: file, offset: offset, afterSeconds: returned.timeIntervalSince(left)))
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     // MARK: the result
@@ -127,6 +171,6 @@ final class ReadSession {
                      readerName: readerName, apdus: apdus, seconds: seconds,
                      chipAuthentication: chipAuthentication, chipAuthenticationMethod: chipAuthenticationMethod,
                      activeAuthentication: activeAuthentication,
-                     evidence: evidence(), paceFallback: paceFallback)
+                     evidence: evidence(), paceFallback: paceFallback, interruptions: interruptions)
     }
 }

@@ -21,6 +21,8 @@ public struct ScanRequest: Sendable {
     /// Seconds one exchange with the chip may take before the scan is abandoned.
     public var exchangeTimeout: Double = 20
     public var nfcDevice: String?
+    /// Seconds to wait for the passport to come back when it leaves the reader mid-read (0: fail).
+    public var resumeWait: Double = 30
 
     public init(reader: String? = nil, accessKey: MRZAccessKey?, can: String? = nil, timeout: Double = 15, allowExtendedLength: Bool = true) {
         self.reader = reader
@@ -68,7 +70,9 @@ public enum PassportScanner {
         channel.summary = summary
         if let onExchangeTimeout { channel.watchdog = ExchangeWatchdog(limit: request.exchangeTimeout, onExpire: onExchangeTimeout) }
         events(.connected(reader: transport.readerName, extendedLength: channel.supportsExtendedLength))
-        return try PassportReader(channel: channel, events: events).read(access: AccessCredentials(mrz: request.accessKey, can: request.can))
+        let reader = PassportReader(channel: channel, events: events)
+        reader.resumeWait = request.resumeWait
+        return try reader.read(access: AccessCredentials(mrz: request.accessKey, can: request.can))
     }
 }
 
@@ -94,6 +98,12 @@ public enum DumpWriter {
                                     unavailable: contents.unavailable.isEmpty ? nil
                                         : Dictionary(uniqueKeysWithValues: contents.unavailable.map { ($0.key.fileName, $0.value) }))
         manifest.paceFallback = contents.paceFallback.map { ["offered": $0.offered, "failure": $0.failure] }
+        if !contents.interruptions.isEmpty {
+            manifest.interruptions = contents.interruptions.map {
+                DumpManifest.Interruption(file: $0.file.fileName, offset: $0.offset, secondsAway: rounded($0.secondsAway),
+                                          secondsToResume: rounded($0.secondsToResume))
+            }
+        }
         try DumpFolder.write(files: contents.files, manifest: manifest, evidence: evidence, to: destination)
     }
 

@@ -32,6 +32,8 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
     @Option(help: "Seconds one exchange with the chip may take before the scan is abandoned.") var apduTimeout: Double = 20
     @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
+    @Option(help: "Seconds to wait for the passport to come back when it leaves the reader mid-read (0: fail at once).")
+    var resumeWait: Double = 30
     @Flag(help: "Fail (exit 1) when the chip offers PACE but the read fell back to BAC.") var requirePace = false
     @Flag(name: .shortAndLong, help: "Describe every exchange with the chip on stderr (no data, no keys).") var verbose = false
     @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
@@ -40,6 +42,7 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         if connstring != nil && !nfc { throw ValidationError("A connstring is only taken with --nfc.") }
+        if !(0...3600).contains(resumeWait) { throw ValidationError("--resume-wait takes 0 to 3600 seconds (0: fail as soon as the passport leaves).") }
         let fields = [documentNumber, birth, expiry].compactMap { $0 }
         if mrz == nil && mrzImage == nil && fields.count != 3 && can == nil {
             throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", --mrz-image PHOTO, or --document-number, --birth and --expiry, or --can.")
@@ -79,6 +82,7 @@ struct ScanCommand: ParsableCommand {
             var request = ScanRequest(reader: reader, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
             request.useNFC = nfc
             request.exchangeTimeout = apduTimeout
+            request.resumeWait = resumeWait
             let limit = apduTimeout, json = self.json
             request.nfcDevice = connstring
             let scanned = try PassportScanner.scan(
@@ -187,6 +191,12 @@ final class ProgressPrinter {
         case .fileUnavailable(let file, let reason): line("Skipped \(file.name): \(reason)")
         case .recovering(let file, let reason): line("Session lost while reading \(file.name) (\(reason)); re-establishing it and resuming")
         case .paceFailed(let reason): line("PACE failed (\(reason)); trying BAC")
+        case .extendedLengthRefused(let file):
+            line("The card refused an extended-length command (plain 6700) while reading \(file.name); opening a new session and reading with short APDUs")
+        case .interrupted(let file, let read, let wait):
+            line("Read interrupted at \(file.name) (\(read) bytes read), hold the passport steady on the reader (waiting up to \(formatted(wait)) s)")
+        case .resumed(let file, let offset, let seconds):
+            line("The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)")
         case .retryingChipAuthentication(let reason):
             line("Chip authentication: the chip's answer failed (\(reason)); opening a new session and trying it once more")
         }

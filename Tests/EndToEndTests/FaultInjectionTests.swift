@@ -72,7 +72,7 @@ final class FaultInjection {
     // MARK: the card vanishes
 
     @Test func dropMidFileLeavesNoDump() throws {
-        let (r, out, folder) = try scan(["--no-extended-length", "--fault", "drop@DG2"])
+        let (r, out, folder) = try scan(["--no-extended-length", "--fault", "drop@DG2"], ["--resume-wait", "0"])
         try expectFailure(r, folder: folder, out: out, phrase: "left the reader while DG2", code: "card_removed")
         #expect(r.seconds < 10)
     }

@@ -50,7 +50,7 @@ extension VirtualPassportStack {
         @Test func cardPulledDuringDG2() throws {
             let connstring = try startPN532(["--drop-during", "DG2", "--no-extended-length"])
             let out = work.appendingPathComponent("nfc-pulled")
-            let r = try Harness.passport(["scan", "--nfc", connstring, "--out", out.path] + Self.keyArguments, timeout: 60)
+            let r = try Harness.passport(["scan", "--nfc", connstring, "--resume-wait", "0", "--out", out.path] + Self.keyArguments, timeout: 60)
             #expect(r.status == 1)
             #expect(r.stderr.contains("left the reader while DG2"), "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: out.path))

@@ -119,7 +119,7 @@ final class ScanThroughPCSC {
     @Test func cardPulledDuringDG2LeavesNoDump() throws {
         try Harness.startVirtualPassport(Self.fixture, ["--drop-during", "DG2", "--no-extended-length"])
         let out = work.appendingPathComponent("pulled")
-        let r = try Harness.passport(["scan", "--json", "--out", out.path] + Self.keyArguments, timeout: 60)
+        let r = try Harness.passport(["scan", "--json", "--resume-wait", "0", "--out", out.path] + Self.keyArguments, timeout: 60)
         #expect(r.status == 1)
         #expect(r.stderr.contains("left the reader while DG2"))
         try Harness.expectShape(r, "error")

@@ -74,6 +74,52 @@ import TestSupport
         bench.complete()
     }
 
+    /// A chip that caps READ BINARY (160 bytes, as NFCPassportReader reads by default): the
+    /// sizes chips are known to take are tried once, and the one that worked is kept by the
+    /// readers of later sessions.
+    @Test func aReadCapIsFoundOnceAndKept() throws {
+        let com = try ReadTestData.fixture("passport/COM.bin")
+        let dg1 = try ReadTestData.fixture("passport/DG1.bin")
+        let learned = LearnedReadSize()
+        let card = ScriptedTransport([
+            .init(Self.sfiReadCOM + [0xE7], hex("6700")),
+            .init(Self.sfiReadCOM + [0xDF], hex("6700")),
+            .init(Self.sfiReadCOM + [0xC0], hex("6700")),
+            .init(Self.sfiReadCOM + [0xA0], com + hex("9000")),
+            .init([0x00, 0xB0, 0x81, 0x00, 0xA0], dg1 + hex("9000")),
+        ])
+        let channel = ISO7816Channel(transport: card)
+        let first = ChipFileReader(channel: channel, maxShortPlaintext: 231, maxExtendedPlaintext: nil, learned: learned)
+        guard case .read(let bytes) = try read(first, .com) else { Issue.record("COM not read"); return }
+        #expect(bytes == com && learned.chunk == 0xA0)
+        let later = ChipFileReader(channel: channel, maxShortPlaintext: 231, maxExtendedPlaintext: nil, learned: learned)
+        guard case .read(let dg1Read) = try read(later, .dataGroup(1)) else { Issue.record("DG1 not read"); return }
+        #expect(dg1Read == dg1)
+        try card.assertComplete()
+    }
+
+    /// Some chips answer INTERNAL AUTHENTICATE with success and no data for an Le they dislike;
+    /// asked again with Le 00 they sign. An empty answer is never taken as a (failed) signature.
+    @Test func anEmptyActiveAuthenticationAnswerIsAskedAgainWithLe00() throws {
+        let dg15 = try DataGroup15(bytes: try ReadTestData.fixture("passport/DG15.bin"))
+        let aa = try ActiveAuthentication(dg15: dg15, dg14: nil, random: { [UInt8](repeating: 0x42, count: $0) })
+        let header: [UInt8] = [0x00, 0x88, 0x00, 0x00, 0x08] + [UInt8](repeating: 0x42, count: 8)
+        let signature = [UInt8](repeating: 0x5A, count: aa.expectedResponseLength)
+        let card = ScriptedTransport([
+            .init(header + [UInt8(aa.expectedResponseLength & 0xFF)], hex("9000")),
+            .init(header + [0x00], signature + hex("9000")),
+        ])
+        #expect(try aa.exchange(over: ISO7816Channel(transport: card)).signature == signature)
+        try card.assertComplete()
+        let silent = ScriptedTransport([
+            .init(header + [UInt8(aa.expectedResponseLength & 0xFF)], hex("9000")),
+            .init(header + [0x00], hex("9000")),
+        ])
+        #expect(throws: SecurityError.unexpectedStatus(command: "INTERNAL AUTHENTICATE (it answered without a signature)", status: .success)) {
+            try aa.exchange(over: ISO7816Channel(transport: silent))
+        }
+    }
+
     @Test func aRefusalWith6982IsAWrongKey() throws {
         let bench = ReaderBench()
         try bench.chip.expectBAC(ReadTestData.accessKey, refusal: .securityStatusNotSatisfied)

@@ -41,7 +41,7 @@ final class ReaderBench {
         let keys = SessionKeys(suite: .aes, encryptionKey: enc, macKey: mac)
         let result = PACE.Result(keys: keys, ssc: zero, info: info, password: "MRZ", chipAuthenticationMapping: cam)
         return ReadSession(control: control(AccessCredentials(mrz: key), pacePrivateKeys: pacePrivateKeys),
-                           gained: .pace(result, .mrz(key)), stack: SecureStack(over: channel, keys: keys, ssc: zero))
+                           gained: .pace(result, .mrz(key)), stack: SecureStack(over: channel, keys: keys, ssc: zero, learned: LearnedReadSize()))
     }
 
     func complete(sourceLocation: SourceLocation = #_sourceLocation) {
@@ -317,6 +317,52 @@ enum ICAO {
         try session.readFile(.dataGroup(1))
         #expect(session.files[.dataGroup(1)] == dg1)
         #expect(bench.log.lines.first == "recovering DG1: \(SecurityError.secureMessagingEnded(status: .smDataObjectsMissing).description)")
+        // Reset before BAC again: a chip may keep the failed session's state until then.
+        #expect(bench.chip.transport.resets == 1)
+        bench.complete()
+    }
+
+    /// The passport leaves the reader in DG2 and comes back: access again with the same key,
+    /// EF.COM read again and unchanged (the same document), DG2 selected and read on from where
+    /// it stopped; the interruption is recorded.
+    @Test func aCardThatComesBackIsReadOnWhereItStopped() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        session.resumeWait = 5
+        let com = try ReadTestData.fixture("passport/COM.bin")
+        bench.chip.expectFile(.com, com)
+        try session.readFile(.com)
+        bench.chip.expectSecure(ScriptedChip.readBinary(shortFID: 2, ne: 231), ResponseAPDU(data: Array(Self.dg2[0..<231]), status: .success))
+        bench.chip.transport.append([.matching("READ BINARY at 231", { _ in true }) { _ in throw CardIOError.cardRemoved }])
+        bench.chip.transport.returnsAfterRemoval = { true }
+        try bench.chip.expectBAC(ReadTestData.accessKey)
+        bench.chip.expectFile(.com, com)
+        bench.chip.expectSecure(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x02]), ResponseAPDU(data: [], status: .success))
+        bench.chip.expectFile(.dataGroup(2), Self.dg2, from: 231)
+        try session.readFile(.dataGroup(2))
+        #expect(session.files[.dataGroup(2)] == Self.dg2)
+        #expect(session.interruptions.map(\.offset) == [231] && session.interruptions.first?.file == .dataGroup(2))
+        #expect(bench.log.lines.contains("interrupted DG2 at 231") && bench.log.lines.contains("resumed DG2 at 231"))
+        bench.complete()
+    }
+
+    /// Another document came back (its EF.COM differs): nothing of it is taken.
+    @Test func anotherDocumentAfterTheInterruptionIsRefused() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        session.resumeWait = 5
+        let com = try ReadTestData.fixture("passport/COM.bin")
+        bench.chip.expectFile(.com, com)
+        try session.readFile(.com)
+        bench.chip.expectSecure(ScriptedChip.readBinary(shortFID: 2, ne: 231), ResponseAPDU(data: Array(Self.dg2[0..<231]), status: .success))
+        bench.chip.transport.append([.matching("READ BINARY at 231", { _ in true }) { _ in throw CardIOError.cardRemoved }])
+        bench.chip.transport.returnsAfterRemoval = { true }
+        try bench.chip.expectBAC(ReadTestData.accessKey)
+        var other = com
+        other[other.count - 1] ^= 0x01
+        bench.chip.expectFile(.com, other)
+        #expect(throws: ScanError.differentDocument(file: .dataGroup(2), changed: .com)) { try session.readFile(.dataGroup(2)) }
+        #expect(session.files[.dataGroup(2)] == nil)
         bench.complete()
     }
 

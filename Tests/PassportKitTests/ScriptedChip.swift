@@ -305,6 +305,9 @@ final class EventLog {
             case .recovering(let file, let reason): return "recovering \(file): \(reason)"
             case .paceFailed(let reason): return "PACE failed: \(reason)"
             case .retryingChipAuthentication(let reason): return "retrying chip authentication: \(reason)"
+            case .extendedLengthRefused(let file): return "extended length refused at \(file)"
+            case .interrupted(let file, let read, _): return "interrupted \(file) at \(read)"
+            case .resumed(let file, let offset, _): return "resumed \(file) at \(offset)"
             }
         }
     }

@@ -1,7 +1,7 @@
 """Entry points used by scripts/virtual-passport (run with /usr/bin/python3).
 
-  serve DUMP_DIR [--no-extended-length] [--drop-during FILE] [--verbose]
-        [--fault KIND@FILE[/0|/any][:once|always|N]]...
+  serve DUMP_DIR [--no-extended-length] [--drop-during FILE [--return-after S]]
+        [--verbose] [--fault KIND@FILE[/0|/any][:once|always|N]]... [--quirk NAME[:ARG]]...
         [--pace [--can N] [--mapping gm|im|cam] [--dh] [--no-bac]]
         [--aa-key FILE] [--aa-hash H] [--aa-bad-signature]
         [--ca-key FILE] [--ca-wrong-key]
@@ -17,6 +17,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 
 VPCD_PORT = 0x8C7B  # CHANNELID of /etc/reader.conf.d/vpcd
 
@@ -36,6 +37,9 @@ def cmd_serve(args):
         if drop is None:
             log.error("--drop-during: unknown file %s", args.drop_during)
             return 2
+    if args.return_after is not None and not 0 < args.return_after <= 3600:
+        log.error("--return-after needs 0 < SECONDS <= 3600")
+        return 2
     if not args.pace and (args.mapping or args.dh or args.no_bac or args.can):
         log.error("--can, --mapping, --dh and --no-bac need --pace")
         return 2
@@ -65,6 +69,8 @@ def cmd_serve(args):
             raise ValueError("--ca-wrong-key: this chip has no Chip Authentication "
                              "(needs DG14 and its private key)")
         from . import faults
+        from .quirks import Quirks
+        quirks = Quirks(args.quirk or [])
         armed = [faults.parse(spec) for spec in args.fault or []]
         for fault in armed:
             if fault.file not in files and not (fault.file == "CardAccess" and pace_chip):
@@ -72,7 +78,9 @@ def cmd_serve(args):
                             fault.spec, fault.file)
         chip = EmrtdOS(files, extended_length=not args.no_extended_length,
                        drop_during=drop, verbose=args.verbose, pace=pace_chip,
-                       bac_enabled=not args.no_bac, aa=chip_aa, ca=chip_ca, faults=armed)
+                       bac_enabled=not args.no_bac, aa=chip_aa, ca=chip_ca, faults=armed,
+                       quirks=quirks)
+        log.info("quirks: %s", quirks.describe())
         for fault in chip.faults.faults:
             log.info("fault armed: %s", fault.describe())
     except (OSError, ValueError, RuntimeError, IndexError) as e:
@@ -83,21 +91,26 @@ def cmd_serve(args):
     log.info("serving %s: %s; extended length %s; ATR %s", args.dump_dir,
              " ".join(sorted(files)), "on" if chip.extended_length else "off",
              chip.getATR().hex().upper())
-    try:
-        sock = connect("127.0.0.1", args.port, timeout=10)
-    except OSError as e:
-        log.error("%s", e)
-        return 2
-    log.info("connected to vpcd on port %d", args.port)
-
     def ready():
         # First power-up = pcscd has seen the insertion; the launcher waits for it.
         if args.ready_file and not os.path.exists(args.ready_file):
             with open(args.ready_file, "w") as f:
                 f.write("%d\n" % os.getpid())
 
-    serve(chip, sock, on_power_up=ready)
-    return 0
+    chip.return_after = args.return_after      # read by the PN532 emulator's drop too
+    while True:
+        try:
+            sock = connect("127.0.0.1", args.port, timeout=10)
+        except OSError as e:
+            log.error("%s", e)
+            return 2
+        log.info("connected to vpcd on port %d", args.port)
+        if not serve(chip, sock, on_power_up=ready) or args.return_after is None:
+            return 0
+        # --return-after: the passport comes back to the reader (a new power-up).
+        log.info("the card returns in %g s (--return-after)", args.return_after)
+        time.sleep(args.return_after)
+        args.return_after = None                # once
 
 
 def cmd_reader(args):
@@ -142,6 +155,10 @@ def main(argv=None):
     s.add_argument("dump_dir")
     s.add_argument("--no-extended-length", action="store_true")
     s.add_argument("--drop-during")
+    s.add_argument("--return-after", type=float, metavar="SECONDS",
+                   help="after a drop, come back to the reader this many seconds later (once)")
+    s.add_argument("--quirk", action="append", metavar="NAME[:ARG]",
+                   help="reproduce a field behaviour (repeatable); see README.md")
     s.add_argument("--fault", action="append", metavar="KIND@FILE[/0|/any][:COUNT]",
                    help="inject a fault (repeatable); see README.md")
     s.add_argument("--verbose", action="store_true")

@@ -15,6 +15,7 @@ from .apdu import ChipError, Command, parse_command
 from .dump import FILES, mrz_information
 from .faults import FILLER, Fault, Faults
 from .libvsc import Iso7816OS, SmartcardOS
+from .quirks import Quirks
 from .sm import BacSession
 
 log = logging.getLogger("vpassport.chip")
@@ -48,9 +49,20 @@ class EmrtdOS(SmartcardOS):
     """ISO 7816-4 / ICAO 9303 chip OS serving the files of a dump folder."""
 
     def __init__(self, files, extended_length=True, drop_during=None,
-                 verbose=False, pace=None, bac_enabled=True, aa=None, ca=None, faults=()):
-        self.files = files                      # {logical name: bytes}
+                 verbose=False, pace=None, bac_enabled=True, aa=None, ca=None, faults=(),
+                 quirks=None):
+        self.quirks = quirks or Quirks()        # quirks.py: field behaviours (--quirk)
+        self.files = self.quirks.apply_to_files(files)   # {logical name: bytes}, as served
         self.extended_length = extended_length
+        if "runtime-6700" in self.quirks and not extended_length:
+            raise ValueError("--quirk runtime-6700 needs extended length claimed in the ATR "
+                             "(drop --no-extended-length)")
+        if "pace-refused" in self.quirks and pace is None:
+            raise ValueError("--quirk pace-refused needs --pace")
+        if "pace-refused" in self.quirks and self.quirks["pace-refused"][1] == "ga":
+            pace.refuse = self.quirks["pace-refused"][0]
+        self.get_response = None                # aa-get-response: (bytes waiting, final SW)
+        self.locked = False                     # sticky-auth: set by a failed protocol
         # --drop-during FILE is --fault drop@FILE (armed first).
         armed = [Fault("drop@" + drop_during, "drop", drop_during, ">0", 1)] if drop_during else []
         self.faults = Faults(armed + list(faults))   # faults.py; chip side in _fault_point
@@ -90,6 +102,8 @@ class EmrtdOS(SmartcardOS):
     def reset(self):
         """Power cycle or reset: every security state is lost, MF is current."""
         self.app_selected = False
+        self.locked = False                     # only a reset clears sticky-auth
+        self.get_response = None
         self.current_ef = None                  # logical name
         self.challenge = None
         self.session = None
@@ -120,6 +134,14 @@ class EmrtdOS(SmartcardOS):
             log.info("malformed APDU %s: %04X", raw[:5].hex(), e.sw)
             self._end_session("malformed APDU")
             return sw_bytes(e.sw)
+        if cmd.extended and "runtime-6700" in self.quirks:
+            # The card runtime (below the application) refuses it: no SM state changes.
+            log.info("--quirk runtime-6700: extended-length APDU answered 6700 by the runtime: %r", cmd)
+            return sw_bytes(0x6700)
+        if self.get_response is not None:
+            if cmd.cla == 0 and cmd.ins == 0xC0:
+                return self._give_response(cmd)
+            self.get_response = None            # another command: what waited is lost
         if cmd.extended and not self.extended_length:
             # Refused before any SM processing (SSC untouched); the session is
             # ended so the reader cannot go on with a desynchronised SSC.
@@ -164,10 +186,30 @@ class EmrtdOS(SmartcardOS):
                 return data + sw_bytes(sw)
             except ChipError as e:
                 sw = e.sw
+                if cmd.ins in (0x82, 0x86, 0x22):
+                    self._lock("%s failed" % self._describe(cmd))
             except InjectedStatus as e:
                 sw = e.sw
         log.info("%s -> %04X", self._describe(cmd), sw)
         return sw_bytes(sw)
+
+    def _lock(self, why):
+        """sticky-auth: a failed protocol leaves the chip refusing new ones until reset."""
+        if "sticky-auth" in self.quirks and not self.locked:
+            self.locked = True
+            log.info("--quirk sticky-auth: %s; GET CHALLENGE and MSE:Set AT refused until reset", why)
+
+    def _give_response(self, cmd):
+        """aa-get-response: the next part of the response that waits, 61xx while more remains."""
+        waiting, sw = self.get_response
+        part, rest = waiting[:cmd.ne or 256], waiting[cmd.ne or 256:]
+        if rest:
+            self.get_response = (rest, sw)
+            log.info("GET RESPONSE -> %d bytes, 61%02X", len(part), min(len(rest), 256) & 0xFF)
+            return part + bytes([0x61, min(len(rest), 256) & 0xFF])
+        self.get_response = None
+        log.info("GET RESPONSE -> %d bytes, %04X", len(part), sw)
+        return part + sw_bytes(sw)
 
     def _dispatch(self, cmd):
         handler = {0xA4: self._select, 0xB0: self._read_binary,
@@ -180,7 +222,7 @@ class EmrtdOS(SmartcardOS):
         elif self.pace is not None and cmd.ins in (0x22, 0x86):
             if self.session is not None:
                 raise ChipError(0x6985, "PACE under secure messaging")
-            handler = {0x22: self.pace.mse_set_at, 0x86: self._general_authenticate}[cmd.ins]
+            handler = {0x22: self._pace_mse_set_at, 0x86: self._general_authenticate}[cmd.ins]
         if handler is None:
             raise ChipError(0x6D00, "instruction not supported")
         return handler(cmd)
@@ -200,6 +242,8 @@ class EmrtdOS(SmartcardOS):
         except ChipError as e:
             sw, data = e.sw, b""
             log.info("SM %s: %s", self._describe(inner), e.why)
+            if inner.ins in (0x22, 0x86):
+                self._lock("chip authentication failed")
         except InjectedStatus as e:
             # A bare status word instead of a protected response. The session is
             # kept and the SSC counts it as a response, as a reader's does.
@@ -208,6 +252,9 @@ class EmrtdOS(SmartcardOS):
             return sw_bytes(e.sw)
         if inner.ne is None:
             data = b""                          # no DO'97': no data may come back
+        if inner.ins == 0x88 and "aa-le" in self.quirks and inner.ne == 65536:
+            log.info("--quirk aa-le: INTERNAL AUTHENTICATE with Le 0000 answered without data")
+            data = b""
         odd = bool(inner.ins & 1)
         # The protected response must fit the response APDU size the command
         # allowed: 256 data bytes for a short APDU, vpcd's limit otherwise.
@@ -218,6 +265,8 @@ class EmrtdOS(SmartcardOS):
             # More than Ne on purpose: only vpcd's framing limits it.
             while data and self._wrapped_size(len(data), odd, s.block) > VPCD_MAX_RESPONSE_DATA:
                 data = data[:-1]
+        elif inner.ins == 0x88 and "aa-get-response" in self.quirks:
+            pass                                # any size: it goes out by GET RESPONSE
         elif self._wrapped_size(len(data), odd, s.block) > limit:
             log.info("%s: %d bytes do not fit a %s response -> 6700",
                      self._describe(inner), len(data),
@@ -235,6 +284,11 @@ class EmrtdOS(SmartcardOS):
             response = self.last_sm_response
         else:
             self.last_sm_response = response
+        if inner.ins == 0x88 and "aa-get-response" in self.quirks and sw == 0x9000:
+            self.get_response = (response[:-2], sw)
+            size = len(response) - 2
+            log.info("--quirk aa-get-response: %d bytes wait for GET RESPONSE", size)
+            response = bytes([0x61, min(size, 256) & 0xFF])
         if self.next_session is not None and sw == 0x9000:
             # Chip Authentication: this response went out under the old keys,
             # everything from the next command on uses the new ones (SSC 0).
@@ -310,6 +364,7 @@ class EmrtdOS(SmartcardOS):
     def _end_session(self, why):
         if self.session is not None:
             log.info("secure messaging session ended: %s", why)
+            self._lock("the session ended (%s)" % why)
         self.session = None
         self.current_ef = None
         if self.ca is not None:
@@ -335,6 +390,8 @@ class EmrtdOS(SmartcardOS):
             if name == "CardSecurity" and self.pace is None:
                 continue                        # only served by a PACE chip
             if (fid is not None and f == fid) or (sfi is not None and s == sfi):
+                if name == "CardAccess" and "no-card-access" in self.quirks:
+                    raise ChipError(self.quirks["no-card-access"], "--quirk no-card-access")
                 if name in self.files:
                     if name == "CardSecurity" and getattr(self.session, "kind", "") != "PACE":
                         raise ChipError(0x6982, "EF.CardSecurity needs PACE")
@@ -395,6 +452,8 @@ class EmrtdOS(SmartcardOS):
         if cmd.p1 & 0x80:                       # short EF identifier in P1
             if cmd.p1 & 0x60:
                 raise ChipError(0x6A86, "P1")
+            if "sfi-refused" in self.quirks:
+                raise ChipError(self.quirks["sfi-refused"], "--quirk sfi-refused: no current EF")
             name, offset = self._resolve(sfi=cmd.p1 & 0x1F), cmd.p2
             self.current_ef = name
         else:
@@ -430,6 +489,8 @@ class EmrtdOS(SmartcardOS):
         what remains with 6282; an offset at or past the end is 6B00."""
         if cmd.ne is None:
             raise ChipError(0x6700, "READ BINARY without Le")
+        if "read-cap" in self.quirks and cmd.ne > self.quirks["read-cap"]:
+            raise ChipError(0x6700, "--quirk read-cap: Ne %d > %d" % (cmd.ne, self.quirks["read-cap"]))
         content = self.files[name]
         if offset >= len(content):
             raise ChipError(0x6B00, "offset %d beyond %s (%d bytes)" %
@@ -438,6 +499,11 @@ class EmrtdOS(SmartcardOS):
         want = cmd.ne
         while want > 0 and len(frame(bytes(want))) > cmd.ne:
             want -= 1                           # room for the DO'53' header
+        served = self.quirks.read_answer_size(want)
+        if served < want:
+            log.info("--quirk short-answers: %d of the %d bytes asked", served, want)
+            chunk = content[offset:offset + served]
+            return 0x9000 if offset + len(chunk) < len(content) or len(chunk) == want else 0x6282, frame(chunk)
         chunk = content[offset:offset + want]
         if self._fault_is("extra"):
             # N more bytes than the answer would have had: the file's next bytes,
@@ -451,6 +517,8 @@ class EmrtdOS(SmartcardOS):
 
     # --- BAC -------------------------------------------------------------------
     def _get_challenge(self, cmd):
+        if self.locked:
+            raise ChipError(0x6982, "--quirk sticky-auth: a protocol failed; reset the card first")
         if cmd.p1 or cmd.p2:
             raise ChipError(0x6A86, "P1-P2")
         if cmd.ne != 8:
@@ -465,6 +533,8 @@ class EmrtdOS(SmartcardOS):
             raise ChipError(0x6700, "MUTUAL AUTHENTICATE needs Lc 28 and Le 28")
         if not self.bac_enabled:
             raise ChipError(0x6985, "BAC is disabled (--no-bac)")
+        if "mutual-auth-error" in self.quirks:
+            raise ChipError(self.quirks["mutual-auth-error"], "--quirk mutual-auth-error")
         if self.session is not None or not self.app_selected or self.challenge is None:
             raise ChipError(0x6985, "no application selected or no challenge")
         rnd_icc, self.challenge = self.challenge, None   # one attempt per challenge
@@ -490,6 +560,14 @@ class EmrtdOS(SmartcardOS):
         return e_icc + bac.retail_mac(self.k_mac, e_icc)
 
     # --- PACE --------------------------------------------------------------------
+    def _pace_mse_set_at(self, cmd):
+        if self.locked:
+            raise ChipError(0x6982, "--quirk sticky-auth: a protocol failed; reset the card first")
+        refused = self.quirks.on.get("pace-refused")
+        if refused and refused[1] == "mse":
+            raise ChipError(refused[0], "--quirk pace-refused")
+        return self.pace.mse_set_at(cmd)
+
     def _general_authenticate(self, cmd):
         sw, data, session = self.pace.general_authenticate(cmd)
         if session is not None:

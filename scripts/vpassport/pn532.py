@@ -18,6 +18,7 @@ import os
 import select
 import signal
 import termios
+import threading
 import time
 import tty
 
@@ -392,6 +393,18 @@ class Pn532:
             log.info("card gone (%s)", reason)
             if self.on_card_gone:
                 self.on_card_gone(reason)
+            back = getattr(self.chip, "return_after", None)
+            if reason == "dropped" and back:
+                self.chip.return_after = None   # once, as over vpcd
+                threading.Timer(back, self.card_returns).start()
+
+    def card_returns(self):
+        """--return-after: the dropped card is back in the field (selected anew, reset)."""
+        log.info("card back in the field (--return-after)")
+        self.card_gone_reason = None
+        self.card_present = True
+        if self.on_card_gone:
+            self.on_card_gone(None)
 
     # --- host interface ------------------------------------------------------------
     def feed(self, data):

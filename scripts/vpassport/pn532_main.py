@@ -207,6 +207,10 @@ def cmd_serve(argv):
     ready_file = os.path.join(state, "pn532.ready")
 
     def on_card_gone(reason):
+        if reason is None:                  # back in the field (--return-after)
+            if os.path.exists(gone_file):
+                os.remove(gone_file)
+            return
         with open(gone_file, "w") as f:
             f.write(reason + "\n")
 

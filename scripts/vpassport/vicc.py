@@ -44,7 +44,7 @@ def _recv_exact(sock, n):
 
 
 def serve(chip, sock, on_power_up=None):
-    """Answer vpcd until it disconnects (returns) or the card drops (returns)."""
+    """Answer vpcd until it disconnects (returns False) or the card drops (returns True)."""
     sock.settimeout(None)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
@@ -83,7 +83,9 @@ def serve(chip, sock, on_power_up=None):
         log.info("card dropped: resetting the connection without answering")
         sock.sendall(struct.pack("!H", 16))
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        return True
     except EOFError as e:
         log.info("%s", e)
     finally:
         sock.close()
+    return False

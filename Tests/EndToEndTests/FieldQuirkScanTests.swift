@@ -1,0 +1,245 @@
+import Foundation
+import LDS
+import Testing
+import TestSupport
+
+/// Chip behaviours reported from the field (`--quirk`, listed with their sources in
+/// scripts/vpassport/README.md), read end to end through pcscd and through libnfc: each ends in
+/// a dump byte-identical to what the chip serves (exit 0), or, for a broken access-control
+/// answer, in a message naming the step and the status (exit 1, nothing saved).
+extension VirtualPassportStack {
+@Suite(.serialized)
+final class FieldQuirkScans {
+    static let fixture = TestPaths.fixtures.appendingPathComponent("passport")
+    static let paceFixture = TestPaths.fixtures.appendingPathComponent("passport-pace")
+    static let keyArguments = ["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930"]
+    static let trustArguments = ["--no-default-trust", "--csca", TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path]
+    let work = Harness.temporaryFolder()
+    deinit { try? FileManager.default.removeItem(at: work) }
+
+    enum Reader: String, CaseIterable, Sendable { case pcsc, libnfc }
+
+    /// Starts the chip on `reader` and scans it (verbose, so every APDU's status is on stderr).
+    func scan(_ chip: [String], _ options: [String] = [], on reader: Reader = .pcsc,
+              dump: URL = FieldQuirkScans.fixture, timeout: Double = 60) throws -> (Harness.Result, URL) {
+        var readerArguments: [String] = []
+        switch reader {
+        case .pcsc:
+            try Harness.startVirtualPassport(dump, chip)
+        case .libnfc:
+            let r = try Harness.run(Harness.virtualPassportScript, ["start", dump.path, "--pn532"] + chip, timeout: 60)
+            try #require(r.status == 0, "virtual-passport --pn532 failed: \(r.stderr)")
+            readerArguments = ["--nfc", try #require(r.stdout.split(separator: "\n").last.map(String.init))]
+        }
+        let out = work.appendingPathComponent(UUID().uuidString)
+        let r = try Harness.passport(["scan", "--json", "--verbose", "--out", out.path] + readerArguments + options
+                                     + (options.contains("--can") ? [] : Self.keyArguments), timeout: timeout)
+        return (r, out)
+    }
+
+    /// Exit 0 and the dump holds exactly the files the chip serves: the fixture's, with `served`
+    /// replacing those the quirk changes.
+    /// EF.CardSecurity is read only for PACE-CAM: `notRead` leaves it out of the comparison.
+    func expectServedFiles(_ r: Harness.Result, _ out: URL, fixture: URL = FieldQuirkScans.fixture,
+                           served: [LDSFile: [UInt8]] = [:], notRead: Set<LDSFile> = [],
+                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(r.status == 0, "scan failed (exit \(r.status)): \(r.stderr.suffix(1500))", sourceLocation: sourceLocation)
+        let read = try DumpFolder(reading: out), original = try DumpFolder(reading: fixture)
+        // The PACE chip builds EF.CardAccess from its options: no fixture file to compare it with.
+        #expect(Set(read.files.keys).subtracting([.cardAccess]) == Set(original.files.keys).subtracting(notRead), sourceLocation: sourceLocation)
+        for (file, bytes) in original.files where !notRead.contains(file) {
+            #expect(read.files[file] == (served[file] ?? bytes), "\(file) is not what the chip serves", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The same object with its outer length in indefinite form: tag, 80, value, 00 00.
+    static func indefinite(_ bytes: [UInt8]) throws -> [UInt8] {
+        let object = try TLV.parse(bytes)
+        let tagLength = bytes[0] & 0x1F == 0x1F ? 2 : 1
+        return Array(bytes.prefix(tagLength)) + [0x80] + Array(object.value) + [0x00, 0x00]
+    }
+
+    static func fixtureFile(_ file: LDSFile, of dump: URL = fixture) throws -> [UInt8] {
+        try #require(try DumpFolder(reading: dump).files[file])
+    }
+
+    /// Exchanges of `instruction` (as the verbose log names it) answered with `status`.
+    static func answers(_ r: Harness.Result, _ instruction: String, _ status: String) -> Int {
+        r.stderr.split(separator: "\n").filter { $0.hasPrefix("APDU ") && $0.contains(": \(instruction)") && $0.contains("→ \(status)") }.count
+    }
+
+    // MARK: files as real chips store them
+
+    /// US passports store EF.SOD with an indefinite outer length; the scan keeps it as stored and
+    /// passive authentication still passes.
+    @Test(arguments: Reader.allCases)
+    func indefiniteLengthSOD(reader: Reader) throws {
+        let (r, out) = try scan(["--quirk", "indefinite-length"], Self.trustArguments, on: reader)
+        try expectServedFiles(r, out, served: [.sod: try Self.indefinite(try Self.fixtureFile(.sod))])
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true, "\(r.stdout)")
+    }
+
+    @Test func indefiniteLengthCOMStillListsTheDataGroups() throws {
+        let (r, out) = try scan(["--quirk", "indefinite-length:COM"])
+        try expectServedFiles(r, out, served: [.com: try Self.indefinite(try Self.fixtureFile(.com))])
+    }
+
+    /// Older applets answer READ BINARY by short EF identifier with 6985 or 6986: every file,
+    /// EF.CardAccess too, is selected by its identifier and read.
+    @Test(arguments: ["sfi-refused", "sfi-refused:6986"])
+    func shortFileIdentifiersRefused(quirk: String) throws {
+        let (r, out) = try scan(["--quirk", quirk])
+        try expectServedFiles(r, out)
+        #expect(Self.answers(r, "SELECT", "9000") >= 8, "files not selected by identifier")
+        // EF.CardAccess is tried twice in plain (before and after selecting the master file), EF.COM
+        // once; learned from that, later files are selected without trying the SFI first.
+        #expect(Self.answers(r, "READ BINARY", quirk == "sfi-refused" ? "6985" : "6986") == 3)
+    }
+
+    @Test func shortFileIdentifiersRefusedOnAPACEChip() throws {
+        let (r, out) = try scan(["--pace", "--quirk", "sfi-refused"], ["--can", "123456"], dump: Self.paceFixture)
+        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.cardSecurity])
+        #expect((r.json?["access_protocol"] as? String)?.hasPrefix("PACE") == true, "EF.CardAccess was not found: \(r.stderr.suffix(800))")
+    }
+
+    @Test func comListsFilesTheChipDoesNotHold() throws {
+        let (r, out) = try scan(["--quirk", "com-unknown-tags"])
+        try #require(r.status == 0, "\(r.stderr.suffix(800))")
+        let read = try DumpFolder(reading: out)
+        let com = try EFCOM(bytes: try #require(read.files[.com]))
+        #expect(com.dataGroups.contains(.dataGroup(3)) && com.dataGroups.contains(.dataGroup(16)))
+        let unavailable = try #require(read.manifest?.unavailable)
+        #expect(Set(unavailable.keys) == ["DG3.bin", "DG16.bin"], "\(unavailable)")
+        for (file, bytes) in try DumpFolder(reading: Self.fixture).files where file != .com {
+            #expect(read.files[file] == bytes, "\(file) differs")
+        }
+    }
+
+    @Test(arguments: ["no-card-access", "no-card-access:6982"])
+    func noCardAccess(quirk: String) throws {
+        let (r, out) = try scan(["--quirk", quirk])
+        try expectServedFiles(r, out)
+        #expect(r.json?["access_protocol"] as? String == "BAC")
+    }
+
+    // MARK: read sizes
+
+    /// A chip that refuses READ BINARY above 160 or 192 bytes: one refusal per size tried, then
+    /// the size that worked is kept for the rest of the scan, through chip authentication's new
+    /// session too.
+    @Test(arguments: [(160, 4), (192, 3)])
+    func readCap(cap: Int, refusals: Int) throws {
+        let (r, out) = try scan(["--quirk", "read-cap:\(cap)"])
+        try expectServedFiles(r, out)
+        #expect(Self.answers(r, "READ BINARY", "6700") == refusals, "refusals: \(Self.answers(r, "READ BINARY", "6700"))")
+    }
+
+    @Test(arguments: Reader.allCases)
+    func readCapThroughEitherReader(reader: Reader) throws {
+        let (r, out) = try scan(["--quirk", "read-cap:160"], on: reader)
+        try expectServedFiles(r, out)
+    }
+
+    @Test func shortAnswersAreCompletedWithMoreReads() throws {
+        let (r, out) = try scan(["--quirk", "short-answers:100"])
+        try expectServedFiles(r, out)
+    }
+
+    /// The ATR claims extended length, the card's runtime answers extended APDUs with a plain
+    /// 6700 below secure messaging: a new session, short APDUs for the rest of the scan.
+    @Test(arguments: Reader.allCases)
+    func runtimeRefusesExtendedLength(reader: Reader) throws {
+        let (r, out) = try scan(["--quirk", "runtime-6700"], on: reader)
+        try expectServedFiles(r, out)
+        #expect(r.json?["extended_length"] as? Bool == false)
+        #expect(r.stderr.contains("refused an extended-length command (plain 6700) while reading COM"), "\(r.stderr.suffix(800))")
+        #expect(Self.answers(r, "READ BINARY", "6700") == 1)
+    }
+
+    // MARK: active authentication
+
+    @Test(arguments: Reader.allCases)
+    func activeAuthenticationThroughGetResponse(reader: Reader) throws {
+        let (r, out) = try scan(["--quirk", "aa-get-response"], on: reader)
+        try expectServedFiles(r, out)
+        #expect((r.json?["active_authentication"] as? [String: Any])?["status"] as? String == "passed", "\(r.stdout)")
+        #expect(Self.answers(r, "INTERNAL AUTHENTICATE", "61") == 1 && r.stderr.contains(": GET RESPONSE"))
+    }
+
+    @Test func activeAuthenticationWithoutAnswerToLe0000() throws {
+        let (r, out) = try scan(["--quirk", "aa-le"])
+        try expectServedFiles(r, out)
+        #expect((r.json?["active_authentication"] as? [String: Any])?["status"] as? String == "passed", "\(r.stdout)")
+    }
+
+    // MARK: access control
+
+    /// After a failed protocol the chip refuses GET CHALLENGE until it is reset: chip
+    /// authentication's retry and a lost session's recovery reset the card first.
+    @Test(arguments: Reader.allCases)
+    func stickyAuthenticationAfterAFailedChipAuthentication(reader: Reader) throws {
+        let (r, out) = try scan(["--quirk", "sticky-auth", "--fault", "bad-mac@DG1/0"], on: reader)
+        try expectServedFiles(r, out)
+        #expect((r.json?["chip_authentication"] as? [String: Any])?["status"] as? String == "unverified", "\(r.stdout)")
+        #expect(Self.answers(r, "GET CHALLENGE", "6982") == 0)
+    }
+
+    @Test func stickyAuthenticationAfterALostSession() throws {
+        let (r, out) = try scan(["--quirk", "sticky-auth", "--no-extended-length", "--fault", "bad-mac@DG2"])
+        try expectServedFiles(r, out)
+        #expect(r.stderr.contains("Session lost while reading DG2"))
+    }
+
+    /// PACE offered, MSE:Set AT or GENERAL AUTHENTICATE refused: BAC reads the chip (after a
+    /// reset, which a sticky chip needs), and the fallback is recorded.
+    @Test(arguments: [["--quirk", "pace-refused:6A80"], ["--quirk", "pace-refused:6A80/ga", "--quirk", "sticky-auth"]])
+    func paceRefusedFallsBackToBAC(quirks: [String]) throws {
+        let (r, out) = try scan(["--pace"] + quirks, dump: Self.paceFixture)
+        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.cardSecurity])
+        #expect(r.json?["access_protocol"] as? String == "BAC")
+        #expect((r.json?["pace_fallback"] as? [String: Any])?["failure"] as? String != nil, "\(r.stdout)")
+    }
+
+    /// Only 6300 and 6982 mean a wrong key; 6F00 is named as the chip's fault.
+    @Test func mutualAuthenticateErrorIsNotAWrongKey() throws {
+        let (r, out) = try scan(["--quirk", "mutual-auth-error:6F00"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("MUTUAL AUTHENTICATE (BAC) with 6F00"), "\(r.stderr)")
+        #expect(!r.stderr.contains("does not match"))
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "chip_error")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func mutualAuthenticate6300IsAWrongKey() throws {
+        let (r, out) = try scan(["--quirk", "mutual-auth-error:6300"])
+        #expect(r.status == 1)
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "access_denied", "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    // MARK: the passport leaves the reader
+
+    /// Taken away in the middle of DG2 and put back 1.5 s later: the scan waits, checks it is the
+    /// same document, goes on where it stopped and records the interruption in the manifest.
+    @Test(arguments: Reader.allCases)
+    func anInterruptedReadResumes(reader: Reader) throws {
+        let (r, out) = try scan(["--no-extended-length", "--drop-during", "DG2", "--return-after", "1.5"],
+                                ["--resume-wait", "10"], on: reader)
+        try expectServedFiles(r, out)
+        #expect(r.stderr.contains("hold the passport steady on the reader"), "\(r.stderr.suffix(800))")
+        let interruption = try #require(try DumpFolder(reading: out).manifest?.interruptions?.first)
+        #expect(interruption.file == "DG2.bin" && interruption.offset > 0 && interruption.offset % 223 == 0, "\(interruption)")
+        #expect(interruption.secondsAway >= 1.0 && interruption.secondsAway < 8)
+        print("resume over \(reader): away \(interruption.secondsAway) s, resumed \(interruption.secondsToResume) s after it was back")
+    }
+
+    @Test func aPassportThatDoesNotComeBackLeavesNothing() throws {
+        let (r, out) = try scan(["--no-extended-length", "--drop-during", "DG2"], ["--resume-wait", "2"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("did not come back within 2 s"), "\(r.stderr.suffix(800))")
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "card_removed")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(r.seconds < 10)
+    }
+}
+}
