@@ -34,7 +34,11 @@ public struct ActiveAuthentication {
             throw SecurityError.unsupported("Active Authentication with a \(key.bits)-bit key over short APDUs (this reader or chip lacks extended length)")
         }
         var response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: le))
-        if response.status.isSuccess && response.data.isEmpty && le != 256 {
+        if response.status.sw1 == 0x6C {
+            // The chip names the Le it wants (6Cxx, e.g. NFCPassportReader issue 113): ask again.
+            response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge,
+                                                        ne: response.status.sw2 == 0 ? 256 : Int(response.status.sw2)))
+        } else if response.status.isSuccess && response.data.isEmpty && le != 256 {
             // Some chips answer an Le they do not like with success and no data; Le 00 works.
             response = try channel.transmit(CommandAPDU(ins: 0x88, p1: 0, p2: 0, data: challenge, ne: 256))
         }

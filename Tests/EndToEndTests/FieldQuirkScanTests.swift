@@ -200,11 +200,13 @@ final class FieldQuirkScans {
         #expect((r.json?["pace_fallback"] as? [String: Any])?["failure"] as? String != nil, "\(r.stdout)")
     }
 
-    /// Only 6300 and 6982 mean a wrong key; 6F00 is named as the chip's fault.
-    @Test func mutualAuthenticateErrorIsNotAWrongKey() throws {
-        let (r, out) = try scan(["--quirk", "mutual-auth-error:6F00"])
+    /// Only 6300 and 6982 mean a wrong key; 6F00, or the 6A88 German passports of 2020-2023
+    /// answer a MUTUAL AUTHENTICATE they do not like with, is named as what it is.
+    @Test(arguments: ["6F00", "6A88"])
+    func mutualAuthenticateErrorIsNotAWrongKey(status: String) throws {
+        let (r, out) = try scan(["--quirk", "mutual-auth-error:\(status)"])
         #expect(r.status == 1)
-        #expect(r.stderr.contains("MUTUAL AUTHENTICATE (BAC) with 6F00"), "\(r.stderr)")
+        #expect(r.stderr.contains("MUTUAL AUTHENTICATE (BAC) with \(status)"), "\(r.stderr)")
         #expect(!r.stderr.contains("does not match"))
         #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "chip_error")
         #expect(!FileManager.default.fileExists(atPath: out.path))
