@@ -41,17 +41,17 @@ public struct ChipAuthentication {
             let response = try channel.transmit(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA6,
                                                             data: TLV.encode(tag: 0x91, value: publicValue) + keyID))
             guard response.status.isSuccess else {
-                throw SecurityError.chipAuthenticationFailed("the chip refused MSE:Set KAT (\(response.status))")
+                throw SecurityError.unexpectedStatus(command: "MSE:Set KAT", status: response.status)
             }
         } else {
             // AES: MSE:Set AT naming the protocol, then GENERAL AUTHENTICATE with the key.
             let protocolOID = TLV.encode(tag: 0x80, value: ObjectIdentifier.encode(info.protocolOID))
             let set = try channel.transmit(CommandAPDU(ins: 0x22, p1: 0x41, p2: 0xA4, data: protocolOID + keyID))
-            guard set.status.isSuccess else { throw SecurityError.chipAuthenticationFailed("the chip refused MSE:Set AT (\(set.status))") }
+            guard set.status.isSuccess else { throw SecurityError.unexpectedStatus(command: "MSE:Set AT", status: set.status) }
             let data = TLV.encode(tag: 0x7C, value: TLV.encode(tag: 0x80, value: publicValue))
             let response = try channel.transmit(CommandAPDU(ins: 0x86, p1: 0, p2: 0, data: data, ne: 256))
             guard response.status.isSuccess else {
-                throw SecurityError.chipAuthenticationFailed("the chip refused GENERAL AUTHENTICATE (\(response.status))")
+                throw SecurityError.unexpectedStatus(command: "GENERAL AUTHENTICATE", status: response.status)
             }
         }
         var secret = try SecurityError.inChipAuthentication { try chipKey.agree(with: ephemeral) }

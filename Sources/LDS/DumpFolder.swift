@@ -129,17 +129,21 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     public var interruptions: [Interruption]?
 
     /// One interrupted read: the file, the bytes read before (the read went on from there), how
-    /// long the passport was away and how long resuming took once it was back.
+    /// long the reader took to notice, how long the passport was away and how long resuming took
+    /// once it was back.
     public struct Interruption: Codable, Sendable, Equatable {
         public var file: String
         public var offset: Int
+        public var secondsToNotice: Double
         public var secondsAway: Double
         public var secondsToResume: Double
-        public init(file: String, offset: Int, secondsAway: Double, secondsToResume: Double) {
-            self.file = file; self.offset = offset; self.secondsAway = secondsAway; self.secondsToResume = secondsToResume
+        public init(file: String, offset: Int, secondsToNotice: Double, secondsAway: Double, secondsToResume: Double) {
+            self.file = file; self.offset = offset; self.secondsToNotice = secondsToNotice
+            self.secondsAway = secondsAway; self.secondsToResume = secondsToResume
         }
         enum CodingKeys: String, CodingKey {
             case file, offset
+            case secondsToNotice = "seconds_to_notice"
             case secondsAway = "seconds_away"
             case secondsToResume = "seconds_to_resume"
         }

@@ -35,6 +35,8 @@ public struct ReadInterruption: Sendable, Equatable {
     public let file: LDSFile
     /// Bytes of the file read before it left (the read went on from there).
     public let offset: Int
+    /// From the chip's last answer to the reader reporting the card gone.
+    public let secondsToNotice: Double
     /// From the failed exchange to the card being back.
     public let secondsAway: Double
     /// From the card being back to the read going on (access control, same-document check).

@@ -84,10 +84,12 @@ final class ReadSession {
     private func readRecovering(_ file: LDSFile, recover: Bool) throws -> ChipFileReader.Outcome {
         var resume: [UInt8] = []
         var lastRead = 0
+        var lastAnswer = Date()
         while true {
             do {
                 return try stack.reader.read(file, resumingAfter: resume) { read, total in
                     lastRead = read
+                    lastAnswer = Date()
                     events(.reading(file: file, bytesRead: read, totalBytes: total))
                 }
             } catch let error as CardIOError where error == .cardRemoved {
@@ -95,7 +97,7 @@ final class ReadSession {
                     throw ScanError.interrupted(file: file, bytesRead: lastRead, cause: error.description)
                 }
                 resume = stack.reader.partial
-                try resumeAfterRemoval(file, offset: resume.count)
+                try resumeAfterRemoval(file, offset: resume.count, lastAnswer: lastAnswer)
             } catch is ExtendedLengthRefused where plain.supportsExtendedLength {
                 // The runtime below the application refused it: the session's counter may be out
                 // of step. Short APDUs from now on, for every later session too, in a new session.
@@ -118,7 +120,7 @@ final class ReadSession {
     /// The passport left the reader while `file` was being read: wait for it, open a session
     /// with the same access key, check it is the same document (EF.COM and DG1, when read, are
     /// unchanged), and let the read go on from `offset`.
-    private func resumeAfterRemoval(_ file: LDSFile, offset: Int) throws {
+    private func resumeAfterRemoval(_ file: LDSFile, offset: Int, lastAnswer: Date) throws {
         let left = Date()
         events(.interrupted(file: file, bytesRead: offset, waitingSeconds: resumeWait))
         do { try plain.transport.reconnectAfterRemoval(timeout: resumeWait) } catch CardIOError.noCard {
@@ -135,7 +137,8 @@ final class ReadSession {
                 }
             }
         }
-        interruptions.append(ReadInterruption(file: file, offset: offset, secondsAway: returned.timeIntervalSince(left),
+        interruptions.append(ReadInterruption(file: file, offset: offset, secondsToNotice: left.timeIntervalSince(lastAnswer),
+                                              secondsAway: returned.timeIntervalSince(left),
                                               secondsToResume: Date().timeIntervalSince(returned)))
         events(.resumed(file: file, offset: offset, afterSeconds: returned.timeIntervalSince(left)))
     }

@@ -75,8 +75,7 @@ extension ReadSession {
                 return
             } catch let error where Self.endsSession(error) {
                 files[next] = nil
-                chipAuthentication = .failed("under the chip-authentication keys the chip's answer failed "
-                    + "(\(attempt == 1 ? "once" : "twice")): \(Self.cause(of: error))")
+                chipAuthentication = .failed(Self.chipAuthenticationFailure(error, times: attempt == 1 ? "once" : "twice"))
                 // The session is gone either way: open a new one with the access key and go on.
                 try reopen()
                 if attempt == 1 { events(.retryingChipAuthentication(reason: Self.cause(of: error))) }
@@ -99,8 +98,20 @@ extension ReadSession {
     }
 
     private static func cause(of error: Error) -> String {
+        if case .unexpectedStatus(let command, let status)? = error as? SecurityError {
+            return "the chip answered \(status) to \(command)"
+        }
         if case .secureMessagingFailed(_, let why)? = error as? ScanError { return why }
         return String(describing: error)
+    }
+
+    /// A refusal (a chip whose DG14 offers chip authentication must perform it: a copy without
+    /// the private key could otherwise refuse its way out) or an answer that failed.
+    private static func chipAuthenticationFailure(_ error: Error, times: String) -> String {
+        if case .unexpectedStatus? = error as? SecurityError {
+            return "Chip authentication: \(cause(of: error)) (\(times)); a chip whose DG14 offers chip authentication must perform it"
+        }
+        return "under the chip-authentication keys the chip's answer failed (\(times)): \(cause(of: error))"
     }
 
     // MARK: the other files

@@ -100,8 +100,8 @@ public enum DumpWriter {
         manifest.paceFallback = contents.paceFallback.map { ["offered": $0.offered, "failure": $0.failure] }
         if !contents.interruptions.isEmpty {
             manifest.interruptions = contents.interruptions.map {
-                DumpManifest.Interruption(file: $0.file.fileName, offset: $0.offset, secondsAway: rounded($0.secondsAway),
-                                          secondsToResume: rounded($0.secondsToResume))
+                DumpManifest.Interruption(file: $0.file.fileName, offset: $0.offset, secondsToNotice: rounded($0.secondsToNotice),
+                                          secondsAway: rounded($0.secondsAway), secondsToResume: rounded($0.secondsToResume))
             }
         }
         try DumpFolder.write(files: contents.files, manifest: manifest, evidence: evidence, to: destination)

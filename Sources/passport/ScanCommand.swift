@@ -198,7 +198,7 @@ final class ProgressPrinter {
         case .resumed(let file, let offset, let seconds):
             line("The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)")
         case .retryingChipAuthentication(let reason):
-            line("Chip authentication: the chip's answer failed (\(reason)); opening a new session and trying it once more")
+            line("Chip authentication failed (\(reason)); opening a new session and trying it once more")
         }
     }
 

@@ -200,6 +200,18 @@ final class FieldQuirkScans {
         #expect((r.json?["pace_fallback"] as? [String: Any])?["failure"] as? String != nil, "\(r.stdout)")
     }
 
+    /// A chip whose DG14 offers chip authentication and refuses it fails it (a copy without the
+    /// private key could refuse too): the step and the status are named, not a file.
+    @Test func chipAuthenticationRefused() throws {
+        let (r, out) = try scan(["--quirk", "ca-refused:6D00"])
+        #expect(r.status == 1)
+        let detail = (r.json?["chip_authentication"] as? [String: Any])?["detail"] as? String ?? ""
+        #expect(detail.hasPrefix("Chip authentication: the chip answered 6D00"), "\(r.stdout)")
+        #expect(detail.contains("to MSE:Set"))
+        #expect(!r.stderr.contains("Session lost while reading"), "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.path), "the dump is kept for inspection")
+    }
+
     /// Only 6300 and 6982 mean a wrong key; 6F00, or the 6A88 German passports of 2020-2023
     /// answer a MUTUAL AUTHENTICATE they do not like with, is named as what it is.
     @Test(arguments: ["6F00", "6A88"])
@@ -232,7 +244,8 @@ final class FieldQuirkScans {
         let interruption = try #require(try DumpFolder(reading: out).manifest?.interruptions?.first)
         #expect(interruption.file == "DG2.bin" && interruption.offset > 0 && interruption.offset % 223 == 0, "\(interruption)")
         #expect(interruption.secondsAway >= 1.0 && interruption.secondsAway < 8)
-        print("resume over \(reader): away \(interruption.secondsAway) s, resumed \(interruption.secondsToResume) s after it was back")
+        print("resume over \(reader): noticed after \(interruption.secondsToNotice) s, away \(interruption.secondsAway) s, "
+              + "resumed \(interruption.secondsToResume) s after it was back")
     }
 
     @Test func aPassportThatDoesNotComeBackLeavesNothing() throws {

@@ -590,6 +590,8 @@ class EmrtdOS(SmartcardOS):
         return self.pace is None or self.session is not None
 
     def _chip_authentication(self, cmd):
+        if cmd.ins == 0x22 and "ca-refused" in self.quirks:
+            raise ChipError(self.quirks["ca-refused"], "--quirk ca-refused")
         if cmd.ins == 0x22:
             sw, data, new = self.ca.mse(cmd, self.session)
         else:

@@ -28,6 +28,8 @@ them at the points named in each docstring line below.
   mutual-auth-error:SW      MUTUAL AUTHENTICATE answered SW (e.g. 6F00)
   pace-refused:SW[/ga]      PACE offered, but MSE:Set AT (or with /ga the first
                             GENERAL AUTHENTICATE) answered SW; BAC still works
+  ca-refused:SW             chip authentication's MSE:Set KAT / MSE:Set AT answered SW
+                            (e.g. 6D00) although DG14 offers it
 """
 import re
 
@@ -36,7 +38,7 @@ from .dump import logical_name
 
 NAMES = ("indefinite-length", "sfi-refused", "sticky-auth", "runtime-6700", "read-cap",
          "short-answers", "aa-get-response", "aa-le", "no-card-access", "com-unknown-tags",
-         "mutual-auth-error", "pace-refused")
+         "mutual-auth-error", "pace-refused", "ca-refused")
 SYNTAX = "NAME[:ARG] with NAME one of " + ", ".join(NAMES)
 
 
@@ -79,7 +81,7 @@ class Quirks:
                 self.on[name] = True
             elif name in ("sfi-refused", "no-card-access"):
                 self.on[name] = _status(arg, spec, default=0x6985 if name == "sfi-refused" else 0x6A82)
-            elif name == "mutual-auth-error":
+            elif name in ("mutual-auth-error", "ca-refused"):
                 self.on[name] = _status(arg, spec)
             elif name == "pace-refused":
                 sw_text, _, step = arg.partition("/")
