@@ -120,6 +120,40 @@ import TestSupport
         }
     }
 
+    /// EF.CardAccess on a chip that refuses short EF identifiers: selected by its identifier
+    /// (011C), so that PACE is still found; only SELECT's answer says it is absent.
+    @Test func cardAccessIsSelectedWhenShortIdentifiersAreRefused() throws {
+        let cardAccess = TLV.encode(tag: 0x31, value: TLV.encode(tag: 0x30, value: [0x06, 0x01, 0x00]))
+        let card = ScriptedTransport([
+            .init(hex("00B09C0000"), hex("6985")),
+            .init(hex("00A4000C023F00"), hex("9000")),
+            .init(hex("00B09C0000"), hex("6985")),
+            .init(hex("00A4020C02011C"), hex("9000")),
+            .init(hex("00B0000000"), cardAccess + hex("9000")),
+        ])
+        let control = AccessControl(channel: ISO7816Channel(transport: card), access: AccessCredentials(mrz: ReadTestData.accessKey),
+                                    events: { _ in })
+        #expect(try control.readCardAccess() == cardAccess)
+        try card.assertComplete()
+        let absent = ScriptedTransport([
+            .init(hex("00B09C0000"), hex("6985")),
+            .init(hex("00A4000C023F00"), hex("9000")),
+            .init(hex("00B09C0000"), hex("6985")),
+            .init(hex("00A4020C02011C"), hex("6A82")),
+        ])
+        let none = AccessControl(channel: ISO7816Channel(transport: absent), access: AccessCredentials(mrz: ReadTestData.accessKey),
+                                 events: { _ in })
+        #expect(try none.readCardAccess() == nil)
+        try absent.assertComplete()
+    }
+
+    /// EF.COM listing a tag no data group has: ignored, the data groups it lists are kept.
+    @Test func comWithAnUnknownTagKeepsTheKnownOnes() throws {
+        let com = TLV.encode(tag: 0x60, value: TLV.encode(tag: 0x5F01, value: Array("0107".utf8))
+            + TLV.encode(tag: 0x5C, value: [0x61, 0x75, 0x99, 0x70]))
+        #expect(try EFCOM(bytes: com).dataGroups == [.dataGroup(1), .dataGroup(2), .dataGroup(16)])
+    }
+
     @Test func aRefusalWith6982IsAWrongKey() throws {
         let bench = ReaderBench()
         try bench.chip.expectBAC(ReadTestData.accessKey, refusal: .securityStatusNotSatisfied)
