@@ -9,6 +9,8 @@ import LDS
 final class LearnedReadSize {
     /// The chunk the chip last accepted after refusing a larger one; nil until it refused one.
     var chunk: Int?
+    /// The chip refused extended-length reads: short ones only (each session's own largest).
+    var shortOnly = false
     /// The chip refused READ BINARY by short EF identifier: later files are selected first.
     var selectsByIdentifier = false
 }
@@ -37,7 +39,7 @@ final class ChipFileReader {
         self.maxShort = maxShortPlaintext
         self.learned = learned
         let cap = learned.chunk ?? Int.max
-        if let maxExtendedPlaintext, channel.supportsExtendedLength, cap > maxShortPlaintext {
+        if let maxExtendedPlaintext, channel.supportsExtendedLength, !learned.shortOnly, cap > maxShortPlaintext {
             chunk = min(maxExtendedPlaintext, cap)
             usingExtendedLength = true
         } else {
@@ -184,10 +186,11 @@ final class ChipFileReader {
         if usingExtendedLength && smaller <= maxShort {
             usingExtendedLength = false
             chunk = maxShort
+            learned.shortOnly = true
         } else {
             chunk = smaller
+            learned.chunk = chunk
         }
-        learned.chunk = chunk
         return requested > 1
     }
 
