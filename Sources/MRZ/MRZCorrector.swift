@@ -340,16 +340,15 @@ public enum MRZCorrector {
         }
     }
 
-    /// Unknown parts of a date are given as fillers, a pair at a time (`64<<<<`, `<<<<<<`): a pair
-    /// read as two fillers stays so (one filler alone is a misread digit).
+    /// An unknown day, or month and day, of birth is given as fillers (`6408<<`, `64<<<<`): a pair
+    /// read as two fillers there stays so (one filler alone is a misread digit).
     static func keepUnknownDateParts(_ options: inout [[[Option]]], lines: [[Character]], grammar: Grammar) {
-        for date in grammar.dates {
-            for pair in stride(from: 0, to: date.count, by: 2) {
-                let a = date[pair], b = date[pair + 1]
-                if lines[a.line][a.index] == "<" && lines[b.line][b.index] == "<" {
-                    options[a.line][a.index] = [Option(character: "<", cost: 0)]
-                    options[b.line][b.index] = [Option(character: "<", cost: 0)]
-                }
+        let birth = grammar.dates[0]
+        for pair in [2, 4] {
+            let a = birth[pair], b = birth[pair + 1]
+            if lines[a.line][a.index] == "<" && lines[b.line][b.index] == "<" {
+                options[a.line][a.index] = [Option(character: "<", cost: 0)]
+                options[b.line][b.index] = [Option(character: "<", cost: 0)]
             }
         }
     }
@@ -517,10 +516,18 @@ public enum MRZCorrector {
             }
             for date in dates {
                 let text = date.map { lines[$0.line][$0.index] }
-                // Unknown parts (year, month, day) are given as two fillers; 00 is allowed too.
+                // An unknown day, or month and day, of birth is given as fillers (YYMM<<, YY<<<<);
+                // the year is always known and an expiry date always printed; 00 is allowed too.
+                // Runs of fillers satisfy their check digit whatever they stand for: nothing more
+                // is let through.
+                let isBirth = date[0].line == dates[0][0].line && date[0].index == dates[0][0].index
                 for (pair, limit) in [(0, 99), (2, 12), (4, 31)] {
                     let part = String(text[pair...(pair + 1)])
-                    if part == "<<" { continue }
+                    if part == "<<" {
+                        let allowed = isBirth && (pair == 4 || (pair == 2 && text[4] == "<" && text[5] == "<"))
+                        if !allowed { count += 1 }
+                        continue
+                    }
                     guard let value = Int(part), part.allSatisfy({ $0.isASCII && $0.isNumber }), value <= limit else {
                         count += 1; continue
                     }

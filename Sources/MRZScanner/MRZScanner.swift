@@ -79,10 +79,14 @@ public final class MRZScanner {
         return try scan(imageData: [UInt8](data))
     }
 
-    /// How long one image may take, in seconds: the search over angles, orientations, scales and
+    /// How long one image may take, in seconds (0.9 by default: with decoding and the last line
+    /// read, an image is done within a second): the search over angles, orientations, scales and
     /// zones stops when it is spent and the image is refused (the least broken reading's error).
     /// The likeliest readings come first, so a readable photo is rarely near it.
-    public var timeBudget: Double = 1.0
+    public var timeBudget: Double = 0.9
+    /// A best zone scoring below this (MRZBandFinder's score: about 1.5-2 for an MRZ across the
+    /// page) does not look like an MRZ.
+    var weakZoneScore = 1.2
     /// Images whose longer side is shorter than this are enlarged first (at most 4×): the band
     /// finder and the line reader need a few pixels per stroke.
     public var minImageSide = 1000
@@ -113,22 +117,46 @@ public final class MRZScanner {
         }
         func refusal() -> MRZScanError { failure?.error ?? MRZScanError.noZoneFound }
 
-        // 1. As found: clean photos without smoothing, then with the noise averaged out.
+        // 1. As found: clean photos without smoothing, then with the noise averaged out. When no
+        // zone found looks like an MRZ (no stack of lines across much of the picture), the page
+        // may be on its side: the quarter turns come first if one of them looks better.
         let plain = finder.prepare(working)
+        let plainScore = plain.flatMap { finder.bands($0, skew: $0.skew)?.first?.score } ?? -.infinity
+        var triedTurns: Set<Int> = []
+        if plainScore < weakZoneScore {
+            let sideways = [(1, 0.0), (3, 0), (0, 20), (0, -20)].compactMap { quarters, tilt -> (Int, MRZBandFinder.Prepared, Double)? in
+                guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
+                      let prepared = finder.prepare(turned),
+                      let score = finder.bands(prepared, skew: prepared.skew)?.first?.score, score > plainScore else { return nil }
+                return (quarters * 100 + Int(tilt), prepared, score)
+            }.sorted { $0.2 > $1.2 }
+            for (turn, prepared, _) in sideways {
+                triedTurns.insert(turn)
+                if let result = attempt(finder.find(prepared, skew: prepared.skew)) { return result }
+                if deadline.passed { throw refusal() }
+            }
+        }
         if let plain, let result = attempt(finder.find(plain, skew: plain.skew)) { return result }
         if deadline.passed { throw refusal() }
         if let smoothed = finder.prepare(working, smoothing: true), let result = attempt(finder.find(smoothed, skew: smoothed.skew)) {
             return result
         }
         if deadline.passed { throw refusal() }
-        // 2. Marks in colour over the zone (a red pen, a highlighter) or a tinted background: each
-        // pixel its lightest channel keeps the black print only.
-        if let colourFree = upright.lightestChannel().flatMap(resized), pixGetDepth(upright.pix) == 32,
+        // 2. Marks in colour over the zone (a red pen, a highlighter): each pixel its lightest
+        // channel keeps the black print only.
+        if pixGetDepth(upright.pix) == 32, let colourFree = upright.lightestChannel().flatMap(resized),
            let prepared = finder.prepare(colourFree), let result = attempt(finder.find(prepared, skew: prepared.skew)) {
             return result
         }
         if deadline.passed { throw refusal() }
-        // 3. A page turned more than the skew estimate says (a background with lines of its own can
+        // 3. A zone that looks like an MRZ but reads as none may be upside down.
+        if plainScore >= weakZoneScore, let turned = working.turned(quarterTurns: 2), let prepared = finder.prepare(turned) {
+            triedTurns.insert(200)
+            if let result = attempt(finder.find(prepared, skew: prepared.skew)) { return result }
+            if deadline.passed { throw refusal() }
+        }
+
+        // 4. A page turned more than the skew estimate says (a background with lines of its own can
         // mislead it): other angles, the two whose zones look most like an MRZ read first.
         if let plain {
             let angles = ([plain.otherSkew].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
@@ -138,11 +166,12 @@ public final class MRZScanner {
                 if deadline.passed { throw refusal() }
             }
         }
-        // 4. A page on its side or upside down, or tilted beyond the skew search (±12°): turned a
+        // 5. A page on its side or upside down, or tilted beyond the skew search (±12°): turned a
         // quarter, half or three quarters, or by ±20° first; the turns whose zones look most like
         // an MRZ are read first.
         var turns: [(image: LeptonicaImage, prepared: MRZBandFinder.Prepared, score: Double)] = []
-        for (quarters, tilt) in [(1, 0.0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)] {
+        for (quarters, tilt) in [(1, 0.0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)]
+            where !triedTurns.contains(quarters * 100 + Int(tilt)) {
             if deadline.passed { throw refusal() }
             guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
                   let prepared = finder.prepare(turned),
@@ -156,6 +185,13 @@ public final class MRZScanner {
             if deadline.passed { break }
         }
         throw refusal()
+    }
+
+    /// A date with a filler, or a month or day 00 (ICAO 9303-3 allows them; they prove little).
+    static func hasWeakDates(_ mrz: MRZ) -> Bool {
+        [mrz.birthDate, mrz.expiryDate].contains { date in
+            date.contains("<") || date.dropFirst(2).prefix(2) == "00" || date.suffix(2) == "00"
+        }
     }
 
     /// Angles ranked by how much the best zone found at each looks like an MRZ.
@@ -218,7 +254,11 @@ public final class MRZScanner {
                             .compactMap { $0 - 1 < kept.count ? kept[$0 - 1].confidences.min() : nil }.min() ?? 0
                         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
                                                    skewDegrees: found.skewDegrees, cost: corrected.cost, keyConfidence: keyConfidence)
-                        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence { return .success(result) }
+                        // Zeros and fillers satisfy a check digit whatever they stand for: a key
+                        // with an unknown or zero date part must be read as printed, twice.
+                        let weakKey = MRZScanner.hasWeakDates(corrected.mrz)
+                        if weakKey && !corrected.keyLinesReadAsIs { continue }
+                        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey { return .success(result) }
                         unsure.append(result)
                         continue
                     }
@@ -250,7 +290,9 @@ public final class MRZScanner {
                           deadline: Deadline) -> [[TesseractLineReader.Reading]] {
         let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
         func readLine(_ line: PixelRect) -> TesseractLineReader.Reading {
-            self.readLine(line, across: zone, in: image, textHeight: textHeight)
+            // Out of time: an empty line, which no layout accepts.
+            if deadline.passed { return TesseractLineReader.Reading(text: "", confidences: []) }
+            return self.readLine(line, across: zone, in: image, textHeight: textHeight)
         }
         let lines = band.lines.map(readLine)
         guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33, !deadline.passed else { return [lines] }
