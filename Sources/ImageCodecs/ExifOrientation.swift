@@ -90,6 +90,18 @@ extension LeptonicaImage {
         return LeptonicaImage(pixConvertRGBToGrayMinMax(pix, Int32(L_CHOOSE_MAX)))
     }
 
+    /// The share of pixels (0-1) in strong colour (channels more than `spread` apart): a pen or
+    /// highlighter mark, a coloured box drawn on the picture; 0 for grey images.
+    package func strongColourShare(spread: Int = 100) -> Double {
+        guard pixGetDepth(pix) == 32, let diff = LeptonicaImage(pixConvertRGBToGrayMinMax(pix, Int32(L_CHOOSE_MAXDIFF))),
+              let mask = LeptonicaImage(pixThresholdToBinary(diff.pix, Int32(spread)))
+        else { return 0 }
+        // The mask is set where the spread is below the threshold.
+        var below: Int32 = 0
+        pixCountPixels(mask.pix, &below, nil)
+        return 1 - Double(below) / Double(max(1, width * height))
+    }
+
     /// JPEG-encoded (quality 0-100), for tests and tools.
     package func jpegData(quality: Int = 90) -> [UInt8]? {
         var out: UnsafeMutablePointer<UInt8>? = nil

@@ -84,6 +84,8 @@ public final class MRZScanner {
     /// zones stops when it is spent and the image is refused (the least broken reading's error).
     /// The likeliest readings come first, so a readable photo is rarely near it.
     public var timeBudget: Double = 0.9
+    /// Above this share of pixels in strong colour, a photo is read from its lightest channel first.
+    var colourMarkShare = 0.004
     /// A best zone scoring below this (MRZBandFinder's score: about 1.5-2 for an MRZ across the
     /// page) does not look like an MRZ.
     var weakZoneScore = 1.2
@@ -103,7 +105,12 @@ public final class MRZScanner {
         guard let decoded = LeptonicaImage.decode(imageData) else { throw MRZScanError.undecodableImage }
         // A phone photo stored sideways, with the EXIF tag saying how to turn it.
         let upright = ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
-        guard let grey = upright.grey(), let working = resized(grey) else { throw MRZScanError.undecodableImage }
+        // Marks in strong colour (a red pen, a highlighter, a box drawn round the zone): each pixel
+        // its lightest channel first, which keeps the black print only; else luminance first.
+        let marked = upright.strongColourShare() > colourMarkShare
+        guard let grey = marked ? upright.lightestChannel() : upright.grey(), let working = resized(grey) else {
+            throw MRZScanError.undecodableImage
+        }
 
         var failure: (problems: Int, error: MRZScanError)?
         func attempt(_ found: MRZBandFinder.Result?) -> MRZScanResult? {
@@ -124,15 +131,15 @@ public final class MRZScanner {
         let plainScore = plain.flatMap { finder.bands($0, skew: $0.skew)?.first?.score } ?? -.infinity
         var triedTurns: Set<Int> = []
         if plainScore < weakZoneScore {
-            let sideways = [(1, 0.0), (3, 0), (0, 20), (0, -20)].compactMap { quarters, tilt -> (Int, MRZBandFinder.Prepared, Double)? in
+            let sideways = [(1, 0.0), (3, 0), (0, 20), (0, -20)].compactMap { quarters, tilt -> (Int, MRZBandFinder.Prepared, Double, Double)? in
                 guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
-                      let prepared = finder.prepare(turned),
-                      let score = finder.bands(prepared, skew: prepared.skew)?.first?.score, score > plainScore else { return nil }
-                return (quarters * 100 + Int(tilt), prepared, score)
+                      let prepared = finder.prepare(turned), let angle = bestAngle(prepared),
+                      let score = finder.bands(prepared, skew: angle)?.first?.score, score > plainScore else { return nil }
+                return (quarters * 100 + Int(tilt), prepared, score, angle)
             }.sorted { $0.2 > $1.2 }
-            for (turn, prepared, _) in sideways {
+            for (turn, prepared, _, angle) in sideways {
                 triedTurns.insert(turn)
-                if let result = attempt(finder.find(prepared, skew: prepared.skew)) { return result }
+                if let result = attempt(finder.find(prepared, skew: angle)) { return result }
                 if deadline.passed { throw refusal() }
             }
         }
@@ -142,9 +149,9 @@ public final class MRZScanner {
             return result
         }
         if deadline.passed { throw refusal() }
-        // 2. Marks in colour over the zone (a red pen, a highlighter): each pixel its lightest
-        // channel keeps the black print only.
-        if pixGetDepth(upright.pix) == 32, let colourFree = upright.lightestChannel().flatMap(resized),
+        // 2. The other grey: the lightest channel, or luminance for a marked photo (a dark blue
+        // print fades in the lightest channel).
+        if pixGetDepth(upright.pix) == 32, let colourFree = (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized),
            let prepared = finder.prepare(colourFree), let result = attempt(finder.find(prepared, skew: prepared.skew)) {
             return result
         }
@@ -169,19 +176,19 @@ public final class MRZScanner {
         // 5. A page on its side or upside down, or tilted beyond the skew search (±12°): turned a
         // quarter, half or three quarters, or by ±20° first; the turns whose zones look most like
         // an MRZ are read first.
-        var turns: [(image: LeptonicaImage, prepared: MRZBandFinder.Prepared, score: Double)] = []
+        var turns: [(angle: Double, prepared: MRZBandFinder.Prepared, score: Double)] = []
         for (quarters, tilt) in [(1, 0.0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)]
             where !triedTurns.contains(quarters * 100 + Int(tilt)) {
             if deadline.passed { throw refusal() }
             guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
-                  let prepared = finder.prepare(turned),
-                  let best = finder.bands(prepared, skew: prepared.skew)?.first
+                  let prepared = finder.prepare(turned), let angle = bestAngle(prepared),
+                  let best = finder.bands(prepared, skew: angle)?.first
             else { continue }
             // Upside down the zone looks as good as upright: read it after the others.
-            turns.append((turned, prepared, quarters == 2 ? best.score - 1 : best.score))
+            turns.append((angle, prepared, quarters == 2 ? best.score - 1 : best.score))
         }
         for turn in turns.sorted(by: { $0.score > $1.score }) {
-            if let result = attempt(finder.find(turn.prepared, skew: turn.prepared.skew)) { return result }
+            if let result = attempt(finder.find(turn.prepared, skew: turn.angle)) { return result }
             if deadline.passed { break }
         }
         throw refusal()
@@ -192,6 +199,12 @@ public final class MRZScanner {
         [mrz.birthDate, mrz.expiryDate].contains { date in
             date.contains("<") || date.dropFirst(2).prefix(2) == "00" || date.suffix(2) == "00"
         }
+    }
+
+    /// Of the skew estimates (of the print, of every mark) and none, the one whose best zone looks
+    /// most like an MRZ: on a canvas turned by hand, its bare corners can mislead the estimate.
+    private func bestAngle(_ prepared: MRZBandFinder.Prepared) -> Double? {
+        rankedAngles(prepared, [prepared.skew] + [prepared.otherSkew, 0].compactMap { $0 }).first
     }
 
     /// Angles ranked by how much the best zone found at each looks like an MRZ.
