@@ -72,7 +72,7 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["PassportCrypto", "PassiveAuth", "LDS"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
-        .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "TestSupport"]),
+        .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
         .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "TestSupport"]),

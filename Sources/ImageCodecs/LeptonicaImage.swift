@@ -42,10 +42,13 @@ package final class LeptonicaImage {
 
     /// Rotated about the centre by `degrees` (counter-clockwise positive, as Leptonica's skew angles),
     /// keeping the size and bringing in white.
-    package func rotated(degrees: Double) -> LeptonicaImage? {
+    /// With `expand`, the canvas grows so that no corner is cut off.
+    package func rotated(degrees: Double, expand: Bool = false) -> LeptonicaImage? {
         if abs(degrees) < 0.05 { return LeptonicaImage(pixClone(pix)) }
         let method = pixGetDepth(pix) == 1 ? L_ROTATE_SAMPLING : L_ROTATE_AREA_MAP
-        return LeptonicaImage(pixRotate(pix, Float(degrees * .pi / 180), Int32(method), Int32(L_BRING_IN_WHITE), 0, 0))
+        // Leptonica embeds the image in a larger one when given its size.
+        let (w, h) = expand ? (Int32(width), Int32(height)) : (0, 0)
+        return LeptonicaImage(pixRotate(pix, Float(degrees * .pi / 180), Int32(method), Int32(L_BRING_IN_WHITE), w, h))
     }
 
     package func cropped(_ rect: PixelRect) -> LeptonicaImage? {

@@ -18,10 +18,12 @@ public struct MRZAccessKey: Sendable, Hashable {
             throw MRZError.invalidField("The document number must be letters A-Z and digits 0-9.")
         }
         for (name, value) in [("birth date", birthDate), ("expiry date", expiryDate)] {
-            guard value.count == 6, value.allSatisfy(\.isASCIIDigit),
-                  let month = Int(value.dropFirst(2).prefix(2)), (1...12).contains(month),
-                  let day = Int(value.suffix(2)), (1...31).contains(day)
-            else {
+            // ICAO 9303-3: an unknown year, month or day is two fillers; some states print 00.
+            let pairs = value.count == 6 ? (0..<3).map { Array(value)[($0 * 2)..<($0 * 2 + 2)] } : []
+            let valid = pairs.count == 3 && zip(pairs, [99, 12, 31]).allSatisfy { pair, limit in
+                pair == ["<", "<"] || (pair.allSatisfy(\.isASCIIDigit) && Int(String(pair))! <= limit)
+            }
+            guard valid else {
                 throw MRZError.invalidField("The \(name) must be six digits YYMMDD, e.g. 880412.")
             }
         }

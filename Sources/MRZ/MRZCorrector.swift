@@ -55,6 +55,9 @@ public enum MRZCorrector {
 
     /// How many characters a line may have too many or too few.
     public static let maxLengthError = 6
+    /// How many realigned readings of a line (the likeliest by a quick look at the grammar and the
+    /// check digits) get the full search.
+    static let maxRealignments = 8
 
     /// Corrects `rawLines` (any case, stray spaces allowed). Throws `MRZError.unknownLayout` when the
     /// lines cannot be any MRZ layout, even after fixing their lengths.
@@ -82,6 +85,10 @@ public enum MRZCorrector {
         // A reading with more than two problems is not one character away from an MRZ: skip it
         // (this keeps garbage input fast).
         let closeToValid = best.score < 300
+        // Every valid reading found, by access key: a realignment is accepted only when no other
+        // realignment (nor the reading as fitted) gives a valid MRZ with another key.
+        var validKeys: Set<MRZAccessKey> = best.result.isValid && !best.result.ambiguous ? [best.result.mrz.accessKey] : []
+        var anyAmbiguous = best.result.ambiguous
         for (index, line) in raw.enumerated() where line.count != format.lineLength || (!best.result.isValid && closeToValid) {
             var variants: [[Character]] = []
             // A letter read twice is the likeliest extra character: those deletions come first and
@@ -91,6 +98,15 @@ public enum MRZCorrector {
                 var shorter = line
                 shorter.remove(at: position)
                 variants.append(shorter)
+            }
+            // Two characters too many (the line then lost two fillers elsewhere, or not): a speck
+            // or a guilloche read as two characters before the line, or anywhere in it.
+            if line.count >= format.lineLength {
+                for position in 0..<(line.count - 1) {
+                    var shorter = line
+                    shorter.removeSubrange(position...(position + 1))
+                    variants.append(shorter)
+                }
             }
             for position in 0...line.count {
                 for character in position == 0 ? ["<", "I", "P"] as [Character] : ["<"] {
@@ -108,12 +124,19 @@ public enum MRZCorrector {
                 return (grammar.quickProblems(in: lines), lines)
             }
             for (_, lines) in ranked.enumerated().sorted(by: { ($0.element.problems, $0.offset) < ($1.element.problems, $1.offset) })
-                .prefix(6).map(\.element) {
-                if var candidate = correctFitted(lines, format: format), candidate.score < best.score {
+                .prefix(maxRealignments).map(\.element) {
+                guard var candidate = correctFitted(lines, format: format) else { continue }
+                if candidate.result.isValid {
+                    if candidate.result.ambiguous { anyAmbiguous = true } else { validKeys.insert(candidate.result.mrz.accessKey) }
+                }
+                if candidate.score < best.score {
                     candidate.result.realignedLines = [index + 1]
                     best = candidate
                 }
             }
+        }
+        if best.result.isValid && (validKeys.count > 1 || (best.result.realigned && anyAmbiguous)) {
+            best.result.ambiguous = true
         }
         var result = best.result
         result.lineLengthErrors = raw.map { abs($0.count - format.lineLength) }
@@ -132,7 +155,8 @@ public enum MRZCorrector {
             }
         }
         clearFillerRuns(&options, lines: lines, grammar: grammar)
-        fixCodes(&options, grammar: grammar)
+        fixCodes(&options, lines: lines, grammar: grammar)
+        keepUnknownDateParts(&options, lines: lines, grammar: grammar)
 
         // Each check-digit group on its own: readings within a small cost whose digit holds.
         var groupReadings: [[Reading]] = grammar.groups.map { readings(of: $0, options: options) }
@@ -290,9 +314,13 @@ public enum MRZCorrector {
         }
     }
 
-    /// The document code's first letter is one of A, C, I, P, V; issuing state and nationality are
-    /// ICAO codes. A reading that is neither gets the nearest valid one (one or two confusable letters).
-    static func fixCodes(_ options: inout [[[Option]]], grammar: Grammar) {
+    /// The document code's first letter is one of A, C, I, P, V (a misread one gets its nearest
+    /// such letter). Issuing state and nationality are only fixed where the character class forces
+    /// it: ICAO 9303-3 lets a state use codes no list here knows (`BDR`, `INP`), codes padded with
+    /// fillers (`D<<`, `SI<`), an empty nationality and, on some national documents, digits (`132`).
+    /// A code is read as letters unless most of its characters were read as digits; the country
+    /// list never replaces a plausible code with another one.
+    static func fixCodes(_ options: inout [[[Option]]], lines: [[Character]], grammar: Grammar) {
         let first = options[0][0][0].character
         if !"ACIPV".contains(first) {
             let fix = (Grammar.letterConfusions[first] ?? []).first { "ACIPV".contains($0) }
@@ -300,28 +328,27 @@ public enum MRZCorrector {
             options[0][0] = [Option(character: fix, cost: 0)]
         }
         for field in grammar.countryFields {
-            let read = field.map { options[$0.line][$0.index][0].character }
-            guard !CountryCodes.isKnownMRZCode(String(read)) else { continue }
-            var best: (cost: Int, code: [Character])?
-            func consider(_ code: [Character], _ cost: Int) {
-                if CountryCodes.isKnownMRZCode(String(code)), best == nil || cost < best!.cost { best = (cost, code) }
+            let read = field.map { lines[$0.line][$0.index] }
+            let digits = read.filter { $0.isASCII && $0.isNumber }.count
+            let letters = read.filter { $0 != "<" && !($0.isASCII && $0.isNumber) }.count
+            guard digits > letters else { continue } // letters: the options already hold the forced letters
+            for (slot, character) in zip(field, read) {
+                let digit = character == "<" || (character.isASCII && character.isNumber) ? character
+                    : Grammar.digitForLetter[character] ?? character
+                options[slot.line][slot.index] = [Option(character: digit, cost: 0)]
             }
-            for i in read.indices {
-                for a in Grammar.letterConfusions[read[i]] ?? [] {
-                    var code = read
-                    code[i] = a
-                    consider(code, 1)
-                    for j in read.indices where j > i {
-                        for b in Grammar.letterConfusions[read[j]] ?? [] {
-                            var two = code
-                            two[j] = b
-                            consider(two, 2)
-                        }
-                    }
-                }
-            }
-            if let best {
-                for (slot, character) in zip(field, best.code) { options[slot.line][slot.index] = [Option(character: character, cost: 0)] }
+        }
+    }
+
+    /// An unknown day, or month and day, of birth is given as fillers (`6408<<`, `64<<<<`): a pair
+    /// read as two fillers there stays so (one filler alone is a misread digit).
+    static func keepUnknownDateParts(_ options: inout [[[Option]]], lines: [[Character]], grammar: Grammar) {
+        let birth = grammar.dates[0]
+        for pair in [2, 4] {
+            let a = birth[pair], b = birth[pair + 1]
+            if lines[a.line][a.index] == "<" && lines[b.line][b.index] == "<" {
+                options[a.line][a.index] = [Option(character: "<", cost: 0)]
+                options[b.line][b.index] = [Option(character: "<", cost: 0)]
             }
         }
     }
@@ -398,6 +425,9 @@ public enum MRZCorrector {
         let compositeOnly: [Slot]
         /// Birth and expiry date.
         let dates: [[Slot]]
+        /// Their positions (line × 64 + index): fillers there are judged a pair at a time.
+        let dateSlots: Set<Int>
+        let countrySlots: Set<Int>
 
         init(format: MRZFormat) {
             self.format = format
@@ -420,6 +450,8 @@ public enum MRZCorrector {
             self.groups = groups
             countryFields = [Grammar.slots(layout.issuingState), Grammar.slots(layout.nationality)]
             dates = [Grammar.slots(layout.birthDate), Grammar.slots(layout.expiryDate)]
+            dateSlots = Set(dates.joined().map { $0.line * 64 + $0.index })
+            countrySlots = Set(countryFields.joined().map { $0.line * 64 + $0.index })
             let onlyCompositeCoversOptionalData = layout.compositeCheck != nil && layout.optionalDataCheck == nil
             compositeOnly = onlyCompositeCoversOptionalData ? layout.optionalData.flatMap(Grammar.slots) : []
         }
@@ -466,25 +498,40 @@ public enum MRZCorrector {
                 for (position, character) in line.enumerated() {
                     let isDigit = character.isASCII && character.isNumber
                     switch kinds[lineIndex][position] {
-                    case .digit: if !isDigit { count += 1 }
+                    case .digit: if !isDigit && !(character == "<" && dateSlots.contains(lineIndex * 64 + position)) { count += 1 }
                     case .digitOrFiller: if !isDigit && character != "<" { count += 1 }
-                    case .letterOrFiller, .name: if isDigit { count += 1 }
+                    case .letterOrFiller, .name:
+                        // A country code may be all digits: judged as a whole below.
+                        if isDigit && !countrySlots.contains(lineIndex * 64 + position) { count += 1 }
                     case .sex: if !"MFX<".contains(character) { count += 1 }
                     case .alphanumeric: break
                     }
                 }
             }
-            for field in countryFields where !CountryCodes.isKnownMRZCode(String(field.map { lines[$0.line][$0.index] })) {
-                count += 1
+            // A code is letters and fillers, or digits and fillers; never a mix.
+            for field in countryFields {
+                let code = field.map { lines[$0.line][$0.index] }.filter { $0 != "<" }
+                let digits = code.filter { $0.isASCII && $0.isNumber }.count
+                if digits > 0 && digits < code.count { count += 1 }
             }
             for date in dates {
                 let text = date.map { lines[$0.line][$0.index] }
-                // Unknown parts of a birth date may be given as fillers.
-                guard let month = Int(String(text[2...3])), let day = Int(String(text[4...5])) else {
-                    if text[2...5].contains("<") { continue }
-                    count += 1; continue
+                // An unknown day, or month and day, of birth is given as fillers (YYMM<<, YY<<<<);
+                // the year is always known and an expiry date always printed; 00 is allowed too.
+                // Runs of fillers satisfy their check digit whatever they stand for: nothing more
+                // is let through.
+                let isBirth = date[0].line == dates[0][0].line && date[0].index == dates[0][0].index
+                for (pair, limit) in [(0, 99), (2, 12), (4, 31)] {
+                    let part = String(text[pair...(pair + 1)])
+                    if part == "<<" {
+                        let allowed = isBirth && (pair == 4 || (pair == 2 && text[4] == "<" && text[5] == "<"))
+                        if !allowed { count += 1 }
+                        continue
+                    }
+                    guard let value = Int(part), part.allSatisfy({ $0.isASCII && $0.isNumber }), value <= limit else {
+                        count += 1; continue
+                    }
                 }
-                if !(1...12).contains(month) || !(1...31).contains(day) { count += 1 }
             }
             return count
         }

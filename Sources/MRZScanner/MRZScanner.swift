@@ -79,45 +79,148 @@ public final class MRZScanner {
         return try scan(imageData: [UInt8](data))
     }
 
+    /// How long one image may take, in seconds (0.9 by default: with decoding and the last line
+    /// read, an image is done within a second): the search over angles, orientations, scales and
+    /// zones stops when it is spent and the image is refused (the least broken reading's error).
+    /// The likeliest readings come first, so a readable photo is rarely near it.
+    public var timeBudget: Double = 0.9
+    /// Above this share of pixels in strong colour, a photo is read from its lightest channel first.
+    var colourMarkShare = 0.004
+    /// A best zone scoring below this (MRZBandFinder's score: about 1.5-2 for an MRZ across the
+    /// page) does not look like an MRZ.
+    var weakZoneScore = 1.2
+    /// Images whose longer side is shorter than this are enlarged first (at most 4×): the band
+    /// finder and the line reader need a few pixels per stroke.
+    public var minImageSide = 1000
+
+    /// A point in time after which the search stops.
+    struct Deadline {
+        let end: UInt64
+        init(seconds: Double) { end = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9) }
+        var passed: Bool { DispatchTime.now().uptimeNanoseconds >= end }
+    }
+
     public func scan(imageData: [UInt8]) throws -> MRZScanResult {
-        guard let decoded = LeptonicaImage.decode(imageData), let grey = decoded.grey() else {
+        let deadline = Deadline(seconds: timeBudget)
+        guard let decoded = LeptonicaImage.decode(imageData) else { throw MRZScanError.undecodableImage }
+        // A phone photo stored sideways, with the EXIF tag saying how to turn it.
+        let upright = ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
+        // Marks in strong colour (a red pen, a highlighter, a box drawn round the zone): each pixel
+        // its lightest channel first, which keeps the black print only; else luminance first.
+        let marked = upright.strongColourShare() > colourMarkShare
+        guard let grey = marked ? upright.lightestChannel() : upright.grey(), let working = resized(grey) else {
             throw MRZScanError.undecodableImage
         }
-        let side = max(grey.width, grey.height)
-        guard let working = side > maxImageSide ? grey.scaled(by: Double(maxImageSide) / Double(side)) : grey else {
-            throw MRZScanError.undecodableImage
-        }
+
         var failure: (problems: Int, error: MRZScanError)?
         func attempt(_ found: MRZBandFinder.Result?) -> MRZScanResult? {
-            guard let found, !found.bands.isEmpty else { return nil }
-            switch read(found) {
+            guard !deadline.passed, let found, !found.bands.isEmpty else { return nil }
+            switch read(found, deadline: deadline) {
             case .success(let result): return result
             case .failure(let problems, let error):
                 if failure == nil || problems < failure!.problems { failure = (problems, error) }
                 return nil
             }
         }
-        // Clean photos are read without smoothing; a photo that gives no valid MRZ is searched again
-        // with the noise averaged out.
+        func refusal() -> MRZScanError { failure?.error ?? MRZScanError.noZoneFound }
+
+        // 1. As found: clean photos without smoothing, then with the noise averaged out. When no
+        // zone found looks like an MRZ (no stack of lines across much of the picture), the page
+        // may be on its side: the quarter turns come first if one of them looks better.
         let plain = finder.prepare(working)
+        let plainScore = plain.flatMap { finder.bands($0, skew: $0.skew)?.first?.score } ?? -.infinity
+        var triedTurns: Set<Int> = []
+        if plainScore < weakZoneScore {
+            let sideways = [(1, 0.0), (3, 0), (0, 20), (0, -20)].compactMap { quarters, tilt -> (Int, MRZBandFinder.Prepared, Double, Double)? in
+                guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
+                      let prepared = finder.prepare(turned), let angle = bestAngle(prepared),
+                      let score = finder.bands(prepared, skew: angle)?.first?.score, score > plainScore else { return nil }
+                return (quarters * 100 + Int(tilt), prepared, score, angle)
+            }.sorted { $0.2 > $1.2 }
+            for (turn, prepared, _, angle) in sideways {
+                triedTurns.insert(turn)
+                if let result = attempt(finder.find(prepared, skew: angle)) { return result }
+                if deadline.passed { throw refusal() }
+            }
+        }
         if let plain, let result = attempt(finder.find(plain, skew: plain.skew)) { return result }
+        if deadline.passed { throw refusal() }
         if let smoothed = finder.prepare(working, smoothing: true), let result = attempt(finder.find(smoothed, skew: smoothed.skew)) {
             return result
         }
-        // A page turned more than the skew estimate says (a background with lines of its own can
+        if deadline.passed { throw refusal() }
+        // 2. The other grey: the lightest channel, or luminance for a marked photo (a dark blue
+        // print fades in the lightest channel).
+        if pixGetDepth(upright.pix) == 32, let colourFree = (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized),
+           let prepared = finder.prepare(colourFree), let result = attempt(finder.find(prepared, skew: prepared.skew)) {
+            return result
+        }
+        if deadline.passed { throw refusal() }
+        // 3. A zone that looks like an MRZ but reads as none may be upside down.
+        if plainScore >= weakZoneScore, let turned = working.turned(quarterTurns: 2), let prepared = finder.prepare(turned) {
+            triedTurns.insert(200)
+            if let result = attempt(finder.find(prepared, skew: prepared.skew)) { return result }
+            if deadline.passed { throw refusal() }
+        }
+
+        // 4. A page turned more than the skew estimate says (a background with lines of its own can
         // mislead it): other angles, the two whose zones look most like an MRZ read first.
         if let plain {
             let angles = ([plain.otherSkew].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
                 .filter { abs($0) <= finder.maxSkew }
-            let ranked = angles.compactMap { angle -> (angle: Double, score: Double)? in
-                guard let best = finder.bands(plain, skew: angle)?.first else { return nil }
-                return (angle, best.score)
-            }.sorted { $0.score > $1.score }
-            for candidate in ranked.prefix(2) {
-                if let result = attempt(finder.find(plain, skew: candidate.angle)) { return result }
+            for angle in rankedAngles(plain, angles).prefix(2) {
+                if let result = attempt(finder.find(plain, skew: angle)) { return result }
+                if deadline.passed { throw refusal() }
             }
         }
-        throw failure?.error ?? MRZScanError.noZoneFound
+        // 5. A page on its side or upside down, or tilted beyond the skew search (±12°): turned a
+        // quarter, half or three quarters, or by ±20° first; the turns whose zones look most like
+        // an MRZ are read first.
+        var turns: [(angle: Double, prepared: MRZBandFinder.Prepared, score: Double)] = []
+        for (quarters, tilt) in [(1, 0.0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)]
+            where !triedTurns.contains(quarters * 100 + Int(tilt)) {
+            if deadline.passed { throw refusal() }
+            guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
+                  let prepared = finder.prepare(turned), let angle = bestAngle(prepared),
+                  let best = finder.bands(prepared, skew: angle)?.first
+            else { continue }
+            // Upside down the zone looks as good as upright: read it after the others.
+            turns.append((angle, prepared, quarters == 2 ? best.score - 1 : best.score))
+        }
+        for turn in turns.sorted(by: { $0.score > $1.score }) {
+            if let result = attempt(finder.find(turn.prepared, skew: turn.angle)) { return result }
+            if deadline.passed { break }
+        }
+        throw refusal()
+    }
+
+    /// A date with a filler, or a month or day 00 (ICAO 9303-3 allows them; they prove little).
+    static func hasWeakDates(_ mrz: MRZ) -> Bool {
+        [mrz.birthDate, mrz.expiryDate].contains { date in
+            date.contains("<") || date.dropFirst(2).prefix(2) == "00" || date.suffix(2) == "00"
+        }
+    }
+
+    /// Of the skew estimates (of the print, of every mark) and none, the one whose best zone looks
+    /// most like an MRZ: on a canvas turned by hand, its bare corners can mislead the estimate.
+    private func bestAngle(_ prepared: MRZBandFinder.Prepared) -> Double? {
+        rankedAngles(prepared, [prepared.skew] + [prepared.otherSkew, 0].compactMap { $0 }).first
+    }
+
+    /// Angles ranked by how much the best zone found at each looks like an MRZ.
+    private func rankedAngles(_ prepared: MRZBandFinder.Prepared, _ angles: [Double]) -> [Double] {
+        angles.compactMap { angle -> (angle: Double, score: Double)? in
+            guard let best = finder.bands(prepared, skew: angle)?.first else { return nil }
+            return (angle, best.score)
+        }.sorted { $0.score > $1.score }.map(\.angle)
+    }
+
+    /// Shrunk to `maxImageSide`, or enlarged (at most 4×) to `minImageSide`.
+    private func resized(_ grey: LeptonicaImage) -> LeptonicaImage? {
+        let side = max(grey.width, grey.height)
+        if side > maxImageSide { return grey.scaled(by: Double(maxImageSide) / Double(side)) }
+        if side < minImageSide { return grey.scaled(by: min(4, Double(minImageSide) / Double(max(1, side)))) }
+        return grey
     }
 
     private enum Attempt {
@@ -133,15 +236,17 @@ public final class MRZScanner {
     /// every scale, gives that access key at least twice and no other: on a garbled line the
     /// check digits can hold by chance, some misreadings (A for 0) satisfy them all, and two
     /// independent misreadings rarely agree.
-    private func read(_ found: MRZBandFinder.Result) -> Attempt {
+    private func read(_ found: MRZBandFinder.Result, deadline: Deadline) -> Attempt {
         var bestFailure: MRZScanError?
         var bestFailingCount = Int.max
         for (index, band) in found.bands.prefix(maxBands).enumerated() {
+            if deadline.passed { break }
             var unsure: [MRZScanResult] = []
             // Most photos are read at the first scale; a failing one is read again smaller and larger.
             let heights = index < 2 ? [textHeight, textHeight - 5, textHeight + 7] : [textHeight]
             for height in heights {
-                for reading in readings(of: band, in: found.deskewed, textHeight: height) {
+                if deadline.passed { break }
+                for reading in readings(of: band, in: found.deskewed, textHeight: height, deadline: deadline) {
                     let lines = reading.map(\.text)
                     guard let corrected = try? MRZCorrector.correct(lines) else {
                         if bestFailure == nil { bestFailure = .unreadable(lines: lines) }
@@ -162,7 +267,11 @@ public final class MRZScanner {
                             .compactMap { $0 - 1 < kept.count ? kept[$0 - 1].confidences.min() : nil }.min() ?? 0
                         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
                                                    skewDegrees: found.skewDegrees, cost: corrected.cost, keyConfidence: keyConfidence)
-                        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence { return .success(result) }
+                        // Zeros and fillers satisfy a check digit whatever they stand for: a key
+                        // with an unknown or zero date part must be read as printed, twice.
+                        let weakKey = MRZScanner.hasWeakDates(corrected.mrz)
+                        if weakKey && !corrected.keyLinesReadAsIs { continue }
+                        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey { return .success(result) }
                         unsure.append(result)
                         continue
                     }
@@ -190,13 +299,16 @@ public final class MRZScanner {
 
     /// The band's lines as read; for two lines of about 30 characters (a TD1 card whose third
     /// line was not found as such) also with the line one pitch below, and one pitch above, added.
-    private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int) -> [[TesseractLineReader.Reading]] {
+    private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int,
+                          deadline: Deadline) -> [[TesseractLineReader.Reading]] {
         let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
         func readLine(_ line: PixelRect) -> TesseractLineReader.Reading {
-            self.readLine(line, across: zone, in: image, textHeight: textHeight)
+            // Out of time: an empty line, which no layout accepts.
+            if deadline.passed { return TesseractLineReader.Reading(text: "", confidences: []) }
+            return self.readLine(line, across: zone, in: image, textHeight: textHeight)
         }
         let lines = band.lines.map(readLine)
-        guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33 else { return [lines] }
+        guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33, !deadline.passed else { return [lines] }
         let pitch = band.lines[1].y - band.lines[0].y
         var below = band.lines[1], above = band.lines[0]
         below.y += pitch

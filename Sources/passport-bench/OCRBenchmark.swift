@@ -4,8 +4,10 @@ import Foundation
 import MRZ
 import MRZScanner
 
-/// Accuracy and speed of the MRZ scanner on a folder made by scripts/ocr/make-dataset
-/// (NNNN.jpg/png with NNNN.json ground truth). Runs on one thread.
+/// Accuracy and speed of the MRZ scanner on a folder of images with NNNN.json ground truth (as
+/// scripts/ocr/make-dataset and scripts/ocr/make-eval-pages write them; scripts/bench-ocr links the
+/// real photos into such a folder). Runs on one thread. A wrong key is an MRZ returned whose
+/// access-key fields differ from the truth (a refusal is not one); times are per image, wall clock.
 struct OCRBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ocr",
@@ -14,6 +16,8 @@ struct OCRBenchmark: ParsableCommand {
     @Argument(help: "A folder from scripts/ocr/make-dataset.") var dataset: String
     @Option(help: "Folder holding mrz.traineddata (default: searched).") var tessdata: String?
     @Option(help: "Use at most this many images.") var limit: Int?
+    @Option(help: "Seconds one image may take before it is refused (the scanner's default: 1).") var timeBudget: Double?
+    @Option(help: "A name for the set, printed with its figures.") var name: String?
     @Flag(help: "Print each miss on stderr.") var verbose = false
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
@@ -39,8 +43,10 @@ struct OCRBenchmark: ParsableCommand {
         }
         let model = try MRZModel.locate(explicit: tessdata)
         let scanner = try MRZScanner(model: model)
+        if let timeBudget { scanner.timeBudget = timeBudget }
 
-        var keyExact = 0, linesExact = 0, found = 0
+        var keyExact = 0, linesExact = 0, found = 0, wrongKeys = 0
+        var times: [Double] = []
         var perLevel: [String: (images: Int, key: Int)] = [:]
         var elapsed = 0.0
         var costs: [Int: Int] = [:]
@@ -50,7 +56,9 @@ struct OCRBenchmark: ParsableCommand {
             var failure: Error?
             let result: MRZScanResult?
             do { result = try scanner.scan(imageData: data) } catch { result = nil; failure = error }
-            elapsed += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            elapsed += seconds
+            times.append(seconds * 1000)
             let level = truth.level ?? "all"
             var entry = perLevel[level] ?? (0, 0)
             entry.images += 1
@@ -59,7 +67,7 @@ struct OCRBenchmark: ParsableCommand {
                 let mrz = result.mrz
                 let keyOK = mrz.documentNumber == truth.document_number && mrz.birthDate == truth.birth_date
                     && mrz.expiryDate == truth.expiry_date
-                if keyOK { keyExact += 1; entry.key += 1 }
+                if keyOK { keyExact += 1; entry.key += 1 } else { wrongKeys += 1 }
                 costs[result.cost, default: 0] += 1
                 if mrz.lines == truth.lines { linesExact += 1 }
                 if verbose && (!keyOK || mrz.lines != truth.lines) {
@@ -76,14 +84,20 @@ struct OCRBenchmark: ParsableCommand {
         }
         let n = Double(truths.count)
         let msPerImage = elapsed / n * 1000
+        let sorted = times.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
+        let (p50, p95, slowest) = (percentile(0.5), percentile(0.95), sorted.last!)
+        let over3s = sorted.filter { $0 > 3000 }.count
         if json {
             printJSON(["tool": "passport", "model": model.language, "images": truths.count,
                        "bac_key_exact": Double(keyExact) / n, "all_lines_exact": Double(linesExact) / n,
+                       "wrong_keys": Double(wrongKeys), "ms_p50": p50.rounded(), "ms_p95": p95.rounded(), "ms_max": slowest.rounded(),
                        "valid_mrz_found": Double(found) / n, "ms_per_image": (msPerImage * 10).rounded() / 10,
                        "bac_key_exact_by_level": perLevel.mapValues { Double($0.key) / Double($0.images) }])
         } else {
-            print(String(format: "passport (%@ model): %d images, BAC key exact %.1f%%, all lines exact %.1f%%, valid MRZ found %.1f%%, %.0f ms per image",
-                         model.language, truths.count, 100 * Double(keyExact) / n, 100 * Double(linesExact) / n, 100 * Double(found) / n, msPerImage))
+            print(String(format: "%@passport (%@ model): %d images, BAC key exact %.1f%%, all lines exact %.1f%%, wrong keys %d, valid MRZ found %.1f%%, ms per image: mean %.0f, p50 %.0f, p95 %.0f, max %.0f (%d over 3 s)",
+                         name.map { "[\($0)] " } ?? "", model.language, truths.count, 100 * Double(keyExact) / n, 100 * Double(linesExact) / n,
+                         wrongKeys, 100 * Double(found) / n, msPerImage, p50, p95, slowest, over3s))
             if verbose { printError("correction costs of accepted reads: \(costs.sorted { $0.key < $1.key })") }
             for (level, entry) in perLevel.sorted(by: { $0.key < $1.key }) {
                 print(String(format: "  %@: BAC key exact %d/%d", level, entry.key, entry.images))

@@ -6,13 +6,14 @@ import MRZScanner
 import PassportKit
 
 /// Reads the MRZ from a photo, explaining on stderr when the fallback model is in use.
-func scanMRZImage(_ path: String, tessdata: String?) throws -> (MRZScanResult, MRZModel) {
+func scanMRZImage(_ path: String, tessdata: String?, timeBudget: Double? = nil) throws -> (MRZScanResult, MRZModel) {
     let model = try MRZModel.locate(explicit: tessdata)
     if model.isFallback {
         printError("warning: the MRZ model (mrz.traineddata) was not found; using Tesseract's general English model, "
             + "which misreads the MRZ font more often. Run scripts/setup or pass --tessdata.")
     }
     let scanner = try MRZScanner(model: model)
+    if let timeBudget { scanner.timeBudget = timeBudget }
     return (try scanner.scan(imageAt: path), model)
 }
 
@@ -23,11 +24,16 @@ struct OCRCommand: ParsableCommand {
 
     @Argument(help: "The image (JPEG, PNG, TIFF, BMP, PNM or JPEG 2000).") var image: String
     @Option(help: "Folder holding mrz.traineddata (default: searched, see README).") var tessdata: String?
+    @Option(help: "Seconds the search may take before the image is refused (default 1).") var timeBudget: Double?
     @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func validate() throws {
+        if let timeBudget, !(timeBudget > 0) { throw ValidationError("--time-budget must be a positive number of seconds.") }
+    }
 
     func run() throws {
         do {
-            let (result, model) = try scanMRZImage(image, tessdata: tessdata)
+            let (result, model) = try scanMRZImage(image, tessdata: tessdata, timeBudget: timeBudget)
             let mrz = result.mrz
             if json {
                 printJSON(OCRReport(mrz: mrz, recognisedLines: result.recognisedLines, corrections: result.corrections,

@@ -2,6 +2,7 @@
 import argparse
 import glob
 import json
+import math
 import os
 import statistics
 import sys
@@ -61,6 +62,7 @@ def main():
                 "expiry_date": mrz.expiration_date if mrz.mrz_type else None,
                 "valid_score": mrz.valid_score,
             }
+        valid = bool(mrz is not None and getattr(mrz, "valid", False))
         key_ok = (bool(fields) and fields.get("document_number") == truth["document_number"]
                   and fields.get("birth_date") == truth["birth_date"]
                   and fields.get("expiry_date") == truth["expiry_date"])
@@ -68,7 +70,9 @@ def main():
         row = {
             "image": truth["image"], "level": truth["level"], "format": truth["format"],
             "found": mrz is not None, "lines": lines, "key_ok": key_ok, "lines_ok": lines_ok,
-            "ms": round(ms, 1),
+            "ms": round(ms, 1), "valid": valid,
+            # A wrong key: an MRZ PassportEye reports valid (every check digit holds) whose key differs.
+            "wrong_key": valid and not key_ok,
         }
         row.update({k: v for k, v in fields.items() if k != "format"})
         if error:
@@ -88,6 +92,10 @@ def main():
         "all_lines_ok": share(results, "lines_ok"),
         "ms_per_image_mean": round(statistics.mean(r["ms"] for r in results), 1),
         "ms_per_image_median": round(statistics.median(r["ms"] for r in results), 1),
+        "ms_p95": sorted(r["ms"] for r in results)[max(0, math.ceil(0.95 * len(results)) - 1)],
+        "ms_max": max(r["ms"] for r in results),
+        "over_3s": sum(1 for r in results if r["ms"] > 3000),
+        "wrong_keys": sum(1 for r in results if r["wrong_key"]),
         "by_level": {},
     }
     for level in sorted({r["level"] for r in results}):
