@@ -57,7 +57,7 @@ public struct LDIFError: Error, Sendable, Equatable, CustomStringConvertible {
 /// are refused: a trust import reads nothing but the file it was given.
 public enum LDIFParser {
     /// No logical line may exceed this: the largest PKD value (a master list) is a few MB.
-    public static let maximumLineLength = 64 << 20
+    public static let maximumLineLength = 16 << 20
 
     public static func parse(_ bytes: [UInt8], file: String) throws -> [LDIFRecord] {
         var records: [LDIFRecord] = []

@@ -157,10 +157,7 @@ public final class TrustDirectory: @unchecked Sendable {
 
     /// Counts for a one-line note in reports.
     public var summary: String {
-        let all = allIndexes().values
-        let cscas = all.reduce(0) { $0 + $1.certificates.filter { $0.kind == .csca }.count }
-        let dscs = all.reduce(0) { $0 + $1.certificates.filter { $0.kind == .dsc }.count }
-        let crls = all.reduce(0) { $0 + $1.crls.count }
+        let (cscas, dscs, crls) = (catalog.cscaCount, catalog.dscCount, catalog.crlCount)
         return "\(cscas) CSCA(s), \(dscs) DSC(s), \(crls) CRL(s) of \(catalog.countries.count) countries from the trust store \(url.path) (master list signatures checked on import)"
     }
 }
@@ -189,6 +186,9 @@ struct TrustSnapshot {
     mutating func dropEmptyCountries() {
         countries = countries.filter { !$0.value.certificates.isEmpty || !$0.value.crls.isEmpty }
         catalog.countries = countries.keys.sorted()
+        catalog.cscaCount = countries.values.reduce(0) { $0 + $1.certificates.filter { $0.kind == .csca }.count }
+        catalog.dscCount = countries.values.reduce(0) { $0 + $1.certificates.filter { $0.kind == .dsc }.count }
+        catalog.crlCount = countries.values.reduce(0) { $0 + $1.crls.count }
     }
 }
 

@@ -41,8 +41,9 @@ public struct TrustEntry: Codable, Sendable, Equatable {
     static func fingerprint(_ der: [UInt8]) -> String { hexString(OpenSSLCrypto.sha256(der)).lowercased() }
 
     /// The country a name belongs to (upper case), "ZZ" when it names none.
+    /// Letters and digits only: the code names a file of the store.
     static func country(_ name: DistinguishedName) -> String {
-        let code = (name.country ?? "").uppercased()
+        let code = String((name.country ?? "").uppercased().unicodeScalars.filter { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }.prefix(8))
         return code.isEmpty ? "ZZ" : code
     }
 }
@@ -91,6 +92,10 @@ struct TrustCatalog: Codable, Sendable {
     var version = 1
     var masterLists: [MasterListEntry] = []
     var countries: [String] = []
+    /// Totals, so that a report's note needs no country file.
+    var cscaCount = 0
+    var dscCount = 0
+    var crlCount = 0
 }
 
 extension DistinguishedName {
