@@ -12,6 +12,14 @@ public enum NFCPassportReaderExport {
         bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) } == UInt8(ascii: "{")
     }
 
+    /// Whether the file at `url` is such an export: a JSON object with an "SOD" entry (what a
+    /// folder search takes as a dump; other JSON files are left alone).
+    public static func isExport(at url: URL) -> Bool {
+        guard let data = FileManager.default.contents(atPath: url.path), isCandidate([UInt8](data.prefix(64))),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+        return object["SOD"] is String
+    }
+
     /// The dump the export holds; the recorded AA answer becomes evidence.json's, so verify
     /// checks it against DG15 as it does for a scan.
     public static func dump(_ bytes: [UInt8], url: URL) throws -> DumpFolder {

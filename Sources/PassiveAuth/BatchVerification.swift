@@ -94,8 +94,7 @@ public enum DumpDiscovery {
                 let url = current.appendingPathComponent(name)
                 if fm.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
                     pending.append(url)
-                } else if name.lowercased().hasSuffix(".json"), let head = try? FileHandle(forReadingFrom: url).read(upToCount: 64),
-                          NFCPassportReaderExport.isCandidate([UInt8](head)) {
+                } else if name.lowercased().hasSuffix(".json"), NFCPassportReaderExport.isExport(at: url) {
                     found.append(url.path)
                 }
             }

@@ -118,7 +118,11 @@ func printReport(_ report: PassiveAuthenticationReport, trust: TrustStore, recor
     }
     if !report.hashesChecked { print("  Hashes       not checked (no data groups in the dump)") }
     print("  Signature    \(report.signature.rawValue)\(report.signatureScheme.map { " (\($0))" } ?? "")")
-    if let dsc = report.documentSigner { print("  Signer       \(dsc.subject) [\(dsc.key)]") }
+    if let dsc = report.documentSigner {
+        // Where the DSC came from when the EF.SOD did not carry it (--dsc, the trust store).
+        let origin = dsc.source == "EF.SOD" ? "" : ", from \(dsc.source)"
+        print("  Signer       \(dsc.subject) [\(dsc.key)\(origin)]")
+    }
     if let csca = report.csca { print("  CSCA         \(csca.subject) [\(csca.key), from \(csca.source)]") }
     print("  Chain        \(report.chain.rawValue)")
     print("  Revocation   \(report.revocation == .notChecked ? "not checked (no CRL for this CSCA)" : report.revocation.rawValue)")
