@@ -165,6 +165,26 @@ import TestSupport
         #expect((bad.json?["error"] as? [String: Any])?["message"] as? String == "bad.json: the entry \"DG1\" is unreadable: its value is not a string.")
     }
 
+    /// `--masterlist` lists are checked once, then read from the content-keyed cache; a changed
+    /// list has other bytes, so it is checked (and refused) again.
+    @Test func masterListFlagUsesTheCache() throws {
+        let ml = try TrustMaterial.masterList([try TrustMaterial.der("TEST-ONLY-csca-UTO.pem")], in: home)
+        let file = try write(ml, "UTO.ml")
+        let arguments = ["verify", Self.fixture("passport").path, "--masterlist", file, "--json"]
+        let first = try passport(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect((first.json?["trust"] as? [String])?.first?.hasSuffix("[cached]") == false)
+        let second = try passport(arguments)
+        #expect(second.status == 0)
+        #expect((second.json?["trust"] as? [String])?.first?.hasSuffix("[cached]") == true)
+        var altered = ml
+        altered[altered.count / 3] ^= 0x01
+        try Data(altered).write(to: URL(fileURLWithPath: file))
+        let refused = try passport(arguments)
+        #expect(refused.status == 2)
+        #expect((refused.json?["error"] as? [String: Any])?["code"] as? String == "trust_store_error")
+    }
+
     /// The real German and Dutch master lists as an icaopkd-002 LDIF download.
     @Test(.enabled(if: TestPaths.reference != nil, "../shared/reference absent: real master lists not tested"))
     func realMasterListsFromLDIF() throws {
