@@ -97,6 +97,9 @@ public enum LDIFParser {
             } else if line.first == 0x20 {
                 throw LDIFError(file: file, line: lineNumber, reason: "a continuation line (leading space) with no line to continue")
             } else {
+                guard line.count <= maximumLineLength else {
+                    throw LDIFError(file: file, line: lineNumber, reason: "a line longer than \(maximumLineLength >> 20) MiB (huge length); refusing it")
+                }
                 result.append((Array(line), lineNumber))
             }
         }

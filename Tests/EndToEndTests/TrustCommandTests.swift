@@ -205,6 +205,18 @@ import TestSupport
         let verified = try passport(["verify", sod])
         #expect(verified.status == 0, "\(verified.stdout)")
 
+        // Every real EF.SOD of the reference set verifies in one batch through the store, once
+        // Indonesia's CSCAs (not in these master lists) are imported too.
+        let realworld = try #require(TestPaths.reference).appendingPathComponent("sod-realworld")
+        let names = try FileManager.default.contentsOfDirectory(atPath: realworld.path).sorted()
+        let idn = names.filter { $0.hasPrefix("IDN_") }.map { realworld.appendingPathComponent($0).path }
+        #expect(try passport(["trust", "import"] + idn).status == 0)
+        let sods = names.filter { $0.hasSuffix(".EF_SOD.bin") }.map { realworld.appendingPathComponent($0).path }
+        let junit = home.appendingPathComponent("real.xml").path
+        let batch = try passport(["verify"] + sods + ["--junit", junit])
+        #expect(batch.status == 0, "\(batch.stdout)")
+        #expect(try String(contentsOfFile: junit, encoding: .utf8).contains("tests=\"\(sods.count)\" failures=\"0\" errors=\"0\""))
+
         // An altered real list is refused, naming its line in the LDIF.
         var altered = nl
         altered[altered.count / 2] ^= 0x01
