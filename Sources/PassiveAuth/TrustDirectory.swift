@@ -121,9 +121,12 @@ public final class TrustDirectory: @unchecked Sendable {
     func cscas(issuer: DistinguishedName, authorityKeyIdentifier: [UInt8]?) -> [Certificate] {
         let key = issuer.indexKey
         let aki = authorityKeyIdentifier.map(hexString)
-        return countries(for: issuer).flatMap { index($0).certificates }
+        let named = countries(for: issuer).flatMap { index($0).certificates }
             .filter { $0.kind == .csca && ($0.subjectKey == key || (aki != nil && $0.subjectKeyIdentifier == aki)) }
-            .compactMap(certificate)
+        // A state reuses its CSCA's name across key rollovers: the key identifier picks the one
+        // key that can have signed, so the others are neither parsed nor tried.
+        let byKey = named.filter { aki != nil && $0.subjectKeyIdentifier == aki }
+        return (byKey.isEmpty ? named : byKey).compactMap(certificate)
     }
 
     /// Stored DSCs a SignerInfo may name (issuer and serial, or subject key identifier).

@@ -131,7 +131,10 @@ public final class TrustStore: @unchecked Sendable {
             candidate.subject.matches(dsc.issuer)
                 || (dsc.authorityKeyIdentifier != nil && candidate.subjectKeyIdentifier == dsc.authorityKeyIdentifier)
         }
-        return inMemory + directories.flatMap { $0.cscas(issuer: dsc.issuer, authorityKeyIdentifier: dsc.authorityKeyIdentifier) }
+        let all = inMemory + directories.flatMap { $0.cscas(issuer: dsc.issuer, authorityKeyIdentifier: dsc.authorityKeyIdentifier) }
+        // The key identifier names the signing key among same-named CSCAs (rollovers).
+        let byKey = all.filter { dsc.authorityKeyIdentifier != nil && $0.subjectKeyIdentifier == dsc.authorityKeyIdentifier }
+        return byKey.isEmpty ? all : byKey
     }
 
     /// CRLs issued under `csca`'s subject.
