@@ -33,10 +33,12 @@ public struct TrustSources: Sendable {
     public func load() throws -> TrustStore {
         let store = TrustStore()
         if useDefaultFolder && TrustSources.defaultFolderHasFiles {
+            // The indexed store `passport trust import` keeps, then loose files put there by hand.
+            if let directory = try TrustDirectory.open(TrustStore.defaultFolder) { store.add(directory: directory) }
             try store.addFolder(TrustStore.defaultFolder)
         }
         let roots = try masterListSigners.flatMap { try Certificate.load(file: $0) }
-        for url in masterLists { try store.addMasterList(at: url, signerRoots: roots) }
+        for url in masterLists { try MasterListCache.load(url, signerRoots: roots, into: store) }
         for url in cscas { try store.addCSCA(at: url) }
         for url in crls { try store.addCRL(at: url) }
         return store

@@ -28,7 +28,8 @@ public enum PassiveAuthentication {
         }
         checkHashes(files: files, sod: sod, &report)
         let signer = cms.signers[0]
-        guard let dsc = checkSignature(cms, signer: signer, documentSigners: documentSigners, &report) else { return report }
+        guard let dsc = checkSignature(cms, signer: signer, documentSigners: documentSigners,
+                                       stored: { trust.documentSigners(for: signer) }, &report) else { return report }
         judgementTime(at: at, signer: signer, dsc: dsc, now: now, &report)
         let documentState = files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:))
         if let csca = checkChain(dsc: dsc, documentState: documentState, trust: trust, &report) {
@@ -56,7 +57,8 @@ public enum PassiveAuthentication {
             return report
         }
         guard let signer = cms.signers.first,
-              let dsc = checkSignature(cms, signer: signer, documentSigners: [], object: "EF.CardSecurity", &report) else {
+              let dsc = checkSignature(cms, signer: signer, documentSigners: [], stored: { trust.documentSigners(for: signer) },
+                                        object: "EF.CardSecurity", &report) else {
             return report
         }
         judgementTime(at: at, signer: signer, dsc: dsc, now: now, &report)
@@ -137,13 +139,15 @@ public enum PassiveAuthentication {
     /// Step 2: EF.SOD's signature, by the certificate the SignerInfo names (embedded or
     /// supplied). Returns that Document Signer certificate, or nil when there is none to check with.
     static func checkSignature<Report: SignerCheck>(_ cms: CMSSignedData, signer: SignerInfo, documentSigners: [Certificate],
+                                                    stored: () -> [Certificate] = { [] },
                                                     object: String = "EF.SOD", _ report: inout Report) -> Certificate? {
         var candidates: [Certificate] = documentSigners
         for der in cms.certificates {
             if let certificate = try? Certificate.fromSecurityObject(der) { candidates.append(certificate) }
         }
-        guard let dsc = candidates.first(where: signer.identifies) else {
-            report.fail("The Document Signer certificate is neither in \(object) nor supplied (--dsc): the signature cannot be checked.")
+        // The trust store's DSCs (ICAO PKD) only when neither the object nor the caller has one.
+        guard let dsc = candidates.first(where: signer.identifies) ?? stored().first(where: signer.identifies) else {
+            report.fail("The Document Signer certificate is neither in \(object), nor supplied (--dsc), nor in the trust store: the signature cannot be checked.")
             return nil
         }
         report.documentSigner = CertificateInfo(dsc)
@@ -194,10 +198,7 @@ public enum PassiveAuthentication {
     static func checkChain<Report: SignerCheck>(dsc: Certificate, documentState: String?, trust: TrustStore,
                                                 _ report: inout Report) -> Certificate? {
         let country = documentState ?? dsc.issuer.country ?? "?"
-        let named = trust.cscas.filter { candidate in
-            candidate.subject.matches(dsc.issuer)
-                || (dsc.authorityKeyIdentifier != nil && candidate.subjectKeyIdentifier == dsc.authorityKeyIdentifier)
-        }
+        let named = trust.cscas(issuing: dsc)
         guard !named.isEmpty else {
             report.chain = .failed
             report.fail("No trusted CSCA for \(country) (\(dsc.issuer)). Add a master list with --masterlist or the CSCA certificate with --csca.")
@@ -237,7 +238,7 @@ public enum PassiveAuthentication {
     /// Step 5: every CRL of this CSCA must be genuine, and none may list the DSC.
     static func checkRevocation<Report: SignerCheck>(dsc: Certificate, csca: Certificate, trust: TrustStore,
                                                      _ report: inout Report) {
-        let relevant = trust.crls.filter { $0.issuer.matches(csca.subject) }
+        let relevant = trust.crls(issuedBy: csca)
         guard !relevant.isEmpty else {
             report.revocation = .notChecked
             return

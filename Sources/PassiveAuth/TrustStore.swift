@@ -4,10 +4,15 @@ import LDS
 /// Trust anchors for passive authentication: CSCA certificates (from ICAO master lists, files
 /// or folders, link certificates included) and CRLs. Every CSCA here is trusted as an anchor.
 public final class TrustStore: @unchecked Sendable {
-    /// Every trusted CSCA, in the order added (duplicates are kept).
-    public private(set) var cscas: [Certificate] = []
+    /// CSCAs added in memory (files, master lists), in the order added (duplicates are kept).
+    private var memoryCSCAs: [Certificate] = []
+    private var memoryCRLs: [RevocationList] = []
+    /// Indexed stores on disk, read on demand.
+    public private(set) var directories: [TrustDirectory] = []
+    /// Every trusted CSCA (those of trust directories parsed now: for what needs them all).
+    public var cscas: [Certificate] { memoryCSCAs + directories.flatMap { $0.allCSCAs() } }
     /// CRLs; one counts for a CSCA only when that CSCA signed it.
-    public private(set) var crls: [RevocationList] = []
+    public var crls: [RevocationList] { memoryCRLs + directories.flatMap { $0.allCRLs() } }
     /// What was loaded from where, and master-list signature results, for reports.
     public private(set) var notes: [String] = []
 
@@ -39,7 +44,7 @@ public final class TrustStore: @unchecked Sendable {
     }
 
     /// True while no CSCA has been added: every chain check then fails with "no trusted CSCA".
-    public var isEmpty: Bool { cscas.isEmpty }
+    public var isEmpty: Bool { memoryCSCAs.isEmpty && directories.allSatisfy(\.catalog.countries.isEmpty) }
 
     /// Adds CSCA certificates from a file (DER or PEM) or every certificate, master list and
     /// CRL in a folder.
@@ -52,7 +57,7 @@ public final class TrustStore: @unchecked Sendable {
             try addFolder(url)
         } else {
             let certificates = try Certificate.load(file: url)
-            cscas += certificates
+            memoryCSCAs += certificates
             notes.append("\(certificates.count) CSCA certificate(s) from \(url.lastPathComponent)")
         }
     }
@@ -75,7 +80,7 @@ public final class TrustStore: @unchecked Sendable {
     /// Adds the CRLs of a file (DER or PEM). Their signatures are checked when a chain uses them.
     public func addCRL(at url: URL) throws {
         guard FileManager.default.fileExists(atPath: url.path) else { throw PassiveAuthenticationError.fileNotFound(url.path) }
-        crls += try RevocationList.load(file: url)
+        memoryCRLs += try RevocationList.load(file: url)
     }
 
     /// Loads an ICAO CSCA master list (CMS SignedData over CscaMasterList). Its own signature is
@@ -83,54 +88,62 @@ public final class TrustStore: @unchecked Sendable {
     @discardableResult
     public func addMasterList(at url: URL, signerRoots: [Certificate] = []) throws -> Int {
         guard FileManager.default.fileExists(atPath: url.path) else { throw PassiveAuthenticationError.fileNotFound(url.path) }
-        let name = url.lastPathComponent
-        let bytes = [UInt8](try Data(contentsOf: url))
-        let cms: CMSSignedData
-        do { cms = try CMSSignedData(contentInfo: bytes[...]) } catch {
-            throw PassiveAuthenticationError.badMasterList(name, "not a CMS SignedData (\(error))")
-        }
-        guard cms.contentType == "2.23.136.1.1.2", let content = cms.content else {
-            throw PassiveAuthenticationError.badMasterList(name, "content type \(cms.contentType) is not id-icao-cscaMasterList")
-        }
-        let signer = cms.signers[0]
-        let embedded = try cms.certificates.map { try Certificate(der: $0, source: name) }
-        guard let signerCertificate = embedded.first(where: signer.identifies) else {
-            throw PassiveAuthenticationError.badMasterList(name, "its signer certificate is not included, so its signature cannot be checked")
-        }
-        _ = try CMSVerifier.verifySignerInfo(signer, content: content, contentType: cms.contentType, certificate: signerCertificate)
-            .get(orThrow: { PassiveAuthenticationError.badMasterList(name, $0) })
+        let list = try VerifiedMasterList(bytes: [UInt8](try Data(contentsOf: url)), name: url.lastPathComponent)
+        let note = try TrustStore.masterListNote(list, signerRoots: signerRoots)
+        memoryCSCAs += list.cscas
+        notes.append(note)
+        return list.cscas.count
+    }
 
-        // CscaMasterList ::= SEQUENCE { version INTEGER, certList SET OF Certificate }
-        let list = try TLV.parse(content).children()
-        guard list.count == 2, list[1].tag == 0x31 else {
-            throw PassiveAuthenticationError.badMasterList(name, "malformed CscaMasterList")
-        }
-        var loaded: [Certificate] = []
-        var skipped = 0
-        for entry in try list[1].children() {
-            if let certificate = try? Certificate(der: Array(entry.encoded), source: name) { loaded.append(certificate) } else { skipped += 1 }
-        }
-        cscas += loaded
-        var note = "\(loaded.count) CSCA certificates from master list \(name) (signature verified, signed by \(signerCertificate.subject)"
+    /// What a report says about a master list loaded for one run; throws when `signerRoots`
+    /// are given and none of them issued the list's signer.
+    static func masterListNote(_ list: VerifiedMasterList, signerRoots: [Certificate]) throws -> String {
+        var note = "\(list.cscas.count) CSCA certificates from master list \(list.name) (signature verified, signed by \(list.signer.subject)"
         if !signerRoots.isEmpty {
-            guard signerRoots.contains(where: { signerCertificate.isSigned(by: $0) }) else {
-                throw PassiveAuthenticationError.badMasterList(name, "its signer \(signerCertificate.subject) is not issued by the given master-list signer root")
+            guard signerRoots.contains(where: { list.signer.isSigned(by: $0) }) else {
+                throw PassiveAuthenticationError.badMasterList(list.name, "its signer \(list.signer.subject) is not issued by the given master-list signer root")
             }
             note += ", anchored in the given signer root)"
         } else {
             note += "; signer not anchored: give its root with --masterlist-signer)"
         }
-        if skipped > 0 { note += "; \(skipped) unreadable certificate(s) skipped" }
-        notes.append(note)
-        return loaded.count
+        if list.skipped > 0 { note += "; \(list.skipped) unreadable certificate(s) skipped" }
+        return note
     }
-}
 
-extension Result where Failure == PassiveAuthenticationError.Reason {
-    func get(orThrow make: (String) -> PassiveAuthenticationError) throws -> Success {
-        switch self {
-        case .success(let value): return value
-        case .failure(let reason): throw make(reason.message)
+    /// Adds a master list already checked (the cache's fallback when it cannot write).
+    func add(verified list: VerifiedMasterList, note: String) {
+        memoryCSCAs += list.cscas
+        notes.append(note)
+    }
+
+    // MARK: Indexed stores (the user's trust directory, cached master lists)
+
+    /// Adds a trust directory: its certificates are read only when a verification needs them.
+    public func add(directory: TrustDirectory, note: String? = nil) {
+        directories.append(directory)
+        notes.append(note ?? directory.summary)
+    }
+
+    /// Trusted CSCAs that may have issued `dsc`: subject = its issuer, or SKI = its AKI.
+    public func cscas(issuing dsc: Certificate) -> [Certificate] {
+        let inMemory = memoryCSCAs.filter { candidate in
+            candidate.subject.matches(dsc.issuer)
+                || (dsc.authorityKeyIdentifier != nil && candidate.subjectKeyIdentifier == dsc.authorityKeyIdentifier)
         }
+        let all = inMemory + directories.flatMap { $0.cscas(issuer: dsc.issuer, authorityKeyIdentifier: dsc.authorityKeyIdentifier) }
+        // The key identifier names the signing key among same-named CSCAs (rollovers).
+        let byKey = all.filter { dsc.authorityKeyIdentifier != nil && $0.subjectKeyIdentifier == dsc.authorityKeyIdentifier }
+        return byKey.isEmpty ? all : byKey
+    }
+
+    /// CRLs issued under `csca`'s subject.
+    public func crls(issuedBy csca: Certificate) -> [RevocationList] {
+        memoryCRLs.filter { $0.issuer.matches(csca.subject) } + directories.flatMap { $0.crls(issuer: csca.subject) }
+    }
+
+    /// Stored Document Signer certificates `signer` names (for an EF.SOD that carries none).
+    public func documentSigners(for signer: SignerInfo) -> [Certificate] {
+        directories.flatMap { $0.documentSigners(for: signer) }
     }
 }

@@ -13,6 +13,12 @@ public struct TrustOptions: ParsableArguments {
     @Option(name: .customLong("crl"), help: "A CRL (DER/PEM); repeatable.") var crls: [String] = []
     @Flag(help: "Ignore the default trust folder (\(TrustStore.defaultFolder.path)).") var noDefaultTrust = false
 
+    /// The same options as command-line arguments (for running `passport` as a child process).
+    public var arguments: [String] {
+        masterLists.flatMap { ["--masterlist", $0] } + masterListSigners.flatMap { ["--masterlist-signer", $0] }
+            + cscas.flatMap { ["--csca", $0] } + crls.flatMap { ["--crl", $0] } + (noDefaultTrust ? ["--no-default-trust"] : [])
+    }
+
     public var sources: TrustSources {
         TrustSources(masterLists: masterLists.map(URL.init(fileURLWithPath:)),
                      masterListSigners: masterListSigners.map(URL.init(fileURLWithPath:)),

@@ -107,3 +107,28 @@ extension CredentialIssuer.IssueError: ReportableError {
     public var code: String { "not_verified" }
     public var exitStatus: Int32 { ExitStatus.invalid }
 }
+
+extension TrustStoreError: ReportableError {
+    public var code: String {
+        switch self {
+        case .unreadable: return "unreadable_trust_file"
+        case .refusedMasterList: return "master_list_refused"
+        case .ldif: return "malformed_ldif"
+        case .corrupt, .io: return "trust_store_error"
+        case .nothingMatched: return "nothing_matched"
+        }
+    }
+
+    /// A refused or malformed file is an invalid document (1); the store itself is environment (2).
+    public var exitStatus: Int32 {
+        switch self {
+        case .unreadable, .refusedMasterList, .ldif: return ExitStatus.invalid
+        case .corrupt, .io, .nothingMatched: return ExitStatus.environment
+        }
+    }
+}
+
+extension DumpImportError: ReportableError {
+    public var code: String { "dump_error" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}

@@ -17,8 +17,17 @@ struct VerifyBenchmark: ParsableCommand {
     @OptionGroup var trustOptions: TrustOptions
     @Option(help: "Loops over all dumps.") var iterations = 200
     @Flag(help: "Print one JSON object on stdout.") var json = false
+    @Flag(help: "Cold runs instead: one `passport verify` process per run next to one `openssl cms -verify` process on the same EF.SOD.")
+    var cold = false
+    @Option(help: "Runs per command with --cold (the median is printed).") var runs = 15
+    @Option(help: "The passport executable for --cold (default: the one next to passport-bench).") var passport: String?
 
     func run() throws {
+        if cold {
+            try ColdVerifyBenchmark(dumps: dumps, trustArguments: trustOptions.arguments, runs: runs,
+                                    passport: passport.map(URL.init(fileURLWithPath:)) ?? ColdVerifyBenchmark.siblingPassport).run(json: json)
+            return
+        }
         let trust = try trustOptions.sources.load()
         let folders = try dumps.map { try DumpFolder(reading: URL(fileURLWithPath: $0)) }
         // The raw work, prepared outside the timed loop: digest algorithm, data groups, the

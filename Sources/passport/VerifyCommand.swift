@@ -8,26 +8,56 @@ import PassportKit
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Passive authentication of a dump: data-group hashes, the SOD signature, DSC → CSCA.",
+        abstract: "Passive authentication of dumps: data-group hashes, the SOD signature, DSC → CSCA.",
         discussion: """
-        Trust anchors: --masterlist, --csca and --crl, plus everything in \(TrustStore.defaultFolder.path)
-        (master lists *.ml, certificates *.der/*.cer/*.crt/*.pem, CRLs *.crl). Certificate validity
+        Trust anchors: the trust store (`passport trust import`, in \(TrustStore.defaultFolder.path),
+        with its Document Signer certificates), --masterlist, --csca and --crl. Certificate validity
         is judged at the SOD's signing time, or now when it has none; --at DATE overrides both.
+        A dump is a folder (plain, BSI or FID file names), an EF.SOD file or an NFCPassportReader
+        JSON export. Several dumps (or --recursive DIR) are verified in one process, in parallel;
+        --json then prints one JSON object per line, --junit writes a JUnit XML report, and the
+        exit status is 0 only when every dump passes.
         """)
 
-    @Argument(help: "The dump folder (plain, BSI or FID file names), or an EF.SOD file.") var dump: String
+    @Argument(help: "Dump folders, EF.SOD files or NFCPassportReader JSON exports.") var dumps: [String] = []
+    @Option(help: "Verify every dump found under this folder; repeatable.") var recursive: [String] = []
     @OptionGroup var trustOptions: TrustOptions
     @Option(name: .customLong("dsc"), help: "A Document Signer certificate not embedded in the SOD; repeatable.") var dscs: [String] = []
     @Option(help: "Judge certificate validity at this date (YYYY-MM-DD) instead of the signing time.") var at: String?
-    @Flag(help: "Print one JSON object on stdout.") var json = false
+    @Option(help: "Write a JUnit XML report (one test case per dump) to this file.") var junit: String?
+    @Flag(help: "Print JSON on stdout: one object, or one object per line for several dumps.") var json = false
 
     func validate() throws {
         if let at, parseDay(at) == nil { throw ValidationError("--at must be a date YYYY-MM-DD, e.g. 2025-06-30.") }
+        if dumps.isEmpty && recursive.isEmpty { throw ValidationError("Give a dump to verify (or --recursive DIR).") }
     }
 
+    /// One dump and no folder to search: the single-dump report, as before batches existed.
+    var isSingle: Bool { dumps.count == 1 && recursive.isEmpty && junit == nil }
+
     func run() throws {
+        if isSingle { try runSingle(); return }
         do {
-            let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
+            let paths = try dumps + recursive.flatMap { try DumpDiscovery.dumps(under: URL(fileURLWithPath: $0)) }
+            guard !paths.isEmpty else { throw ValidationError("No dumps found under \(recursive.joined(separator: ", ")).") }
+            let trust = try trustOptions.sources.load()
+            let documentSigners = try dscs.flatMap { try Certificate.load(file: URL(fileURLWithPath: $0)) }
+            let batch = BatchVerifier(trust: trust, at: at.flatMap(parseDay), documentSigners: documentSigners)
+            let outcomes = batch.verify(paths)
+            try render(outcomes, trust: trust, seconds: batch.seconds)
+            if let status = outcomes.map(\.exitStatus).max(), status != 0 { throw ExitCode(status) }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw fail(error, json: json)
+        }
+    }
+
+    func runSingle() throws {
+        do {
+            let folder = try DumpSource.read(URL(fileURLWithPath: dumps[0]))
             let trust = try trustOptions.sources.load()
             let report = try DumpVerifier.verify(dump: folder, trust: trust, at: at.flatMap(parseDay),
                                                  documentSigners: dscs.map(URL.init(fileURLWithPath:)))
@@ -41,6 +71,31 @@ struct VerifyCommand: ParsableCommand {
             throw exit
         } catch {
             throw fail(error, json: json)
+        }
+    }
+
+    func render(_ outcomes: [BatchOutcome], trust: TrustStore, seconds: Double) throws {
+        for outcome in outcomes {
+            if json {
+                let line: Data
+                switch outcome.result {
+                case .verified(let report): line = try ReportEncoding.line(VerifyReport(dump: outcome.path, trust: trust, report: report))
+                case .unreadable(let error):
+                    let (_, code) = classify(error)
+                    line = try ReportEncoding.line(VerifyLineError(dump: outcome.path, code: code, message: String(describing: error)))
+                }
+                FileHandle.standardOutput.write(line + Data("\n".utf8))
+            } else {
+                print("\(outcome.passed ? "PASS" : "FAIL")  \(outcome.path)\(outcome.passed ? "" : ": \(outcome.failureMessage)")")
+            }
+        }
+        let failed = outcomes.filter { !$0.passed }.count
+        printError(String(format: "%d dump(s): %d passed, %d failed (%.2f s)", outcomes.count, outcomes.count - failed, failed, seconds))
+        if let junit {
+            let xml = JUnitReport.xml(outcomes, seconds: seconds)
+            do { try Data(xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) } catch {
+                throw OutputFileError(path: junit, reason: error.localizedDescription)
+            }
         }
     }
 }
@@ -63,7 +118,11 @@ func printReport(_ report: PassiveAuthenticationReport, trust: TrustStore, recor
     }
     if !report.hashesChecked { print("  Hashes       not checked (no data groups in the dump)") }
     print("  Signature    \(report.signature.rawValue)\(report.signatureScheme.map { " (\($0))" } ?? "")")
-    if let dsc = report.documentSigner { print("  Signer       \(dsc.subject) [\(dsc.key)]") }
+    if let dsc = report.documentSigner {
+        // Where the DSC came from when the EF.SOD did not carry it (--dsc, the trust store).
+        let origin = dsc.source == "EF.SOD" ? "" : ", from \(dsc.source)"
+        print("  Signer       \(dsc.subject) [\(dsc.key)\(origin)]")
+    }
     if let csca = report.csca { print("  CSCA         \(csca.subject) [\(csca.key), from \(csca.source)]") }
     print("  Chain        \(report.chain.rawValue)")
     print("  Revocation   \(report.revocation == .notChecked ? "not checked (no CRL for this CSCA)" : report.revocation.rawValue)")

@@ -12,6 +12,7 @@ import Proving
 /// Each must either succeed or throw: a crash, a hang or a sanitizer report is a bug.
 enum Target: String, CaseIterable {
     case tlv, com, dg1, dg2, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu, zkcert, uniffi
+    case ldif, nfcjson
 }
 
 let target: Target = {
@@ -26,6 +27,9 @@ let target: Target = {
 /// Fixed 3DES session keys and counter for the secure-messaging target (the ICAO D.4 values).
 let smKeys = SessionKeys(suite: .tripleDES, encryptionKey: hexBytes("979EC13B1CBFE9DCD01AB0FED307EAE5"),
                          macKey: hexBytes("F1CB1F1FB5ADF208806B89DC579DC1F8"))
+
+/// A store folder that never exists: the LDIF target only reads and checks.
+let fuzzStore = URL(fileURLWithPath: "/nonexistent/passport-fuzz-trust")
 
 func hexBytes(_ s: String) -> [UInt8] {
     stride(from: 0, to: s.count, by: 2).map { UInt8(String(Array(s)[$0...$0 + 1]), radix: 16)! }
@@ -66,6 +70,17 @@ func run(_ bytes: [UInt8]) {
         }
         if let key = try? CircuitPublicKey(subjectPublicKeyInfo: bytes), case .rsa(let modulus, _) = key, modulus.count <= 1024 {
             _ = try? CircuitPublicKey.barrettParameter(modulus)
+        }
+    case .ldif:
+        // An ICAO PKD download as `trust import` reads it, applied to a store in memory only
+        // (nothing is committed, so nothing is written).
+        _ = try? LDIFParser.parse(bytes, file: "fuzz.ldif")
+        if let editor = try? TrustStoreEditor(store: fuzzStore) { try? editor.importBytes(bytes, name: "fuzz.ldif") }
+    case .nfcjson:
+        // An NFCPassportReader export, then passive authentication of what it holds.
+        if let dump = try? NFCPassportReaderExport.dump(bytes, url: URL(fileURLWithPath: "/fuzz.json")) {
+            _ = PassiveAuthentication.verify(files: dump.files, trust: TrustStore())
+            if let evidence = dump.evidence { _ = try? ChipEvidence(json: evidence) }
         }
     case .uniffi:
         // What a prover library hands back: a Vec<u8> and an error buffer.

@@ -1,0 +1,23 @@
+import Foundation
+
+/// One line of `passport verify DUMP… --json` for a dump that could not be read
+/// (docs/schemas/verify-line.schema.json; a dump that was verified gets a `VerifyReport` line).
+public struct VerifyLineError: Codable, Sendable, Equatable {
+    public var ok = false
+    public let dump: String
+    public let error: ErrorReport.Detail
+
+    public init(dump: String, code: String, message: String) {
+        self.dump = dump
+        error = ErrorReport(code: code, message: message).error
+    }
+}
+
+extension ReportEncoding {
+    /// One report on one line (JSON Lines), keys sorted as in `data`.
+    public static func line(_ report: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(report)
+    }
+}
