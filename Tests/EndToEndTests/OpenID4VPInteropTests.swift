@@ -1,0 +1,286 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `passport present --request` against polaris-oid4vp (PyPI, an OpenID4VP 1.0 + HAIP verifier
+/// nobody here wrote) on loopback: its `keygen` PKI (x509_hash client identifier, a CA and the
+/// leaf it signs, a self-signed TLS certificate), its `serve --once` request (signed request
+/// object, request_uri_method=post, DCQL, direct_post.jwt with ECDH-ES), and its verdict.
+@Suite(.serialized) final class OpenID4VPInterop {
+    let home = Harness.temporaryFolder()
+    var env: [String: String] { ["XDG_CONFIG_HOME": home.path] }
+    static let polaris = TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/polaris-oid4vp")
+    static let available = FileManager.default.fileExists(atPath: polaris.path)
+        || ProcessInfo.processInfo.environment["PASSPORT_REQUIRE_E2E"] == "1"
+    static let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+
+    deinit { try? FileManager.default.removeItem(at: home) }
+
+    var pki: URL { home.appendingPathComponent("pki") }
+    var tlsCA: String { pki.appendingPathComponent("tls.pem").path }
+    var anchor: String { pki.appendingPathComponent("anchor.pem").path }
+
+    /// polaris-oid4vp keygen: gives the client_id it prints.
+    func keygen() throws -> String {
+        if let existing = try? String(contentsOf: home.appendingPathComponent("client_id"), encoding: .utf8) { return existing }
+        let r = try Harness.run(Self.polaris, ["keygen", "--out", pki.path, "--host", "localhost"], timeout: 60)
+        try #require(r.status == 0, "keygen failed: \(r.stderr)")
+        let line = try #require(r.stdout.split(separator: "\n").first { $0.contains("client_id") })
+        let clientID = String(try #require(line.split(separator: " ").last))
+        try Data(clientID.utf8).write(to: home.appendingPathComponent("client_id"))
+        return clientID
+    }
+
+    func issue(nationality: Bool = false) throws -> String {
+        let out = home.appendingPathComponent("credential\(nationality ? "-nat" : "")").path
+        if FileManager.default.fileExists(atPath: out) { return out }
+        let r = try Harness.passport(["issue", TestPaths.fixtures.appendingPathComponent("passport").path, "--no-default-trust",
+                                      "--csca", Self.csca, "--out", out] + (nationality ? ["--nationality"] : []), environment: env)
+        try #require(r.status == 0, "issue failed: \(r.stderr)")
+        return out
+    }
+
+    /// A running `polaris-oid4vp serve --once`.
+    final class Server {
+        let process = Process()
+        let out: URL
+        let err: URL
+        let port: Int
+        var link = ""
+        init(_ arguments: [String], folder: URL, port: Int? = nil) throws {
+            self.port = port ?? Int.random(in: 20_000..<40_000)
+            out = folder.appendingPathComponent("serve-\(port).out")
+            err = folder.appendingPathComponent("serve-\(port).err")
+            FileManager.default.createFile(atPath: out.path, contents: nil)
+            FileManager.default.createFile(atPath: err.path, contents: nil)
+            process.executableURL = OpenID4VPInterop.polaris
+            process.arguments = ["serve", "--bind", "127.0.0.1", "--host", "localhost", "--port", "\(port)", "--once", "--verbose"] + arguments
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = try FileHandle(forWritingTo: err)
+            try process.run()
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+                if let found = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).first(where: { $0.hasPrefix("openid4vp://") }) {
+                    link = String(found)
+                    return
+                }
+                if !process.isRunning { break }
+                usleep(100_000)
+            }
+            throw POSIXError(.ETIMEDOUT)
+        }
+        var log: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+        func stop() {
+            if process.isRunning { process.terminate(); process.waitUntilExit() }
+        }
+        deinit { stop() }
+    }
+
+    func serve(claim: String = "age_over_18=true", clientID: String, port: Int? = nil) throws -> Server {
+        let jwks = home.appendingPathComponent("issuer-jwks.json")
+        let keys = try Harness.passport(["keys", "show", "--aud", clientID, "--jwk"], environment: env)
+        try #require(keys.status == 0, "keys show failed: \(keys.stderr)")
+        try Data(keys.stdout.utf8).write(to: jwks)
+        return try Server(["--pki", pki.path, "--issuer-jwks", jwks.path, "--claim", claim,
+                           "--vct", "urn:passport-toolkit:vct:passport-derived:1"], folder: home, port: port)
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func polarisAcceptsOurPresentation() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let server = try serve(clientID: clientID)
+        defer { server.stop() }
+        let saved = home.appendingPathComponent("request.jwt").path
+        let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                      "--yes", "--json", "--save-request", saved], environment: env)
+        #expect(r.status == 0, "present failed: \(r.stderr)\npolaris: \(server.log)")
+        try Harness.expectShape(r, "present-request")
+        let json = try #require(r.json)
+        #expect(json["response_mode"] as? String == "direct_post.jwt")
+        #expect(json["verifier_status"] as? Int == 200)
+        #expect((json["disclosed"] as? [String: [String]]) == ["pid": ["age_over_18"]])
+        #expect((json["verifier"] as? [String: Any])?["client_id"] as? String == clientID)
+        #expect(!server.log.contains("refused"), "polaris: \(server.log)")
+        #expect(server.log.contains("POST /response"))
+        // The same request again: this wallet does not answer a request twice.
+        let again = try Harness.passport(["present", credential, "--request", saved, "--verifier-ca", anchor, "--yes"], environment: env)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already been answered"), "\(again.stderr)")
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func polarisRefusesAnOldRequestAndWeReportIt() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let saved = home.appendingPathComponent("old-request.jwt").path
+        let port: Int
+        do {
+            let first = try serve(clientID: clientID)
+            defer { first.stop() }
+            port = first.port
+            // Closed stdin and no --yes: the request is fetched and saved, nothing is sent.
+            let r = try Harness.passport(["present", credential, "--request", first.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                          "--save-request", saved], environment: env)
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("stdin is closed"), "\(r.stderr)")
+            #expect(!first.log.contains("POST /response"), "something was sent: \(first.log)")
+        }
+        // The verifier, started again on the same address, has forgotten that request (as it
+        // does once it expires): answering it is answering an old request, and it refuses.
+        let second = try serve(clientID: clientID, port: port)
+        defer { second.stop() }
+        let r = try Harness.passport(["present", credential, "--request", saved, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                      "--yes", "--json"], environment: env)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.json?["code"] as? String == "verifier_refused", "\(r.stdout)")
+        #expect(r.stderr.contains("HTTP 400"), "\(r.stderr)")
+        #expect(second.log.contains("refused"), "polaris: \(second.log)")
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func untrustedVerifierGetsNothing() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let server = try serve(clientID: clientID)
+        defer { server.stop() }
+        // No --verifier-ca: its self-signed TLS certificate is not trusted.
+        let noCA = try Harness.passport(["present", credential, "--request", server.link, "--yes", "--json"], environment: env)
+        #expect(noCA.status == 1, "\(noCA.stderr)")
+        #expect(noCA.json?["code"] as? String == "untrusted_verifier", "\(noCA.stdout)")
+        // TLS trusted, but not the CA of its request-object certificate.
+        let noAnchor = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--yes", "--json"], environment: env)
+        #expect(noAnchor.status == 1, "\(noAnchor.stderr)")
+        #expect(noAnchor.json?["code"] as? String == "untrusted_verifier", "\(noAnchor.stdout)")
+        #expect(noAnchor.stderr.contains("does not chain"), "\(noAnchor.stderr)")
+        #expect(!server.log.contains("POST /response"), "something was sent: \(server.log)")
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func tamperedRequestObjectIsRefused() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let server = try serve(clientID: clientID)
+        defer { server.stop() }
+        let saved = home.appendingPathComponent("to-tamper.jwt").path
+        _ = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                  "--save-request", saved], environment: env)
+        let parts = try String(contentsOfFile: saved, encoding: .utf8).split(separator: ".").map(String.init)
+        try #require(parts.count == 3)
+        var payload = try #require(Self.decode(parts[1]))
+        payload["response_uri"] = "https://localhost:1/elsewhere"
+        let forged = [parts[0], Self.encode(try JSONSerialization.data(withJSONObject: payload)), parts[2]].joined(separator: ".")
+        let file = home.appendingPathComponent("tampered.jwt")
+        try Data(forged.utf8).write(to: file)
+        let r = try Harness.passport(["present", credential, "--request", file.path, "--verifier-ca", anchor, "--yes", "--json"], environment: env)
+        #expect(r.status == 1)
+        #expect(r.json?["code"] as? String == "invalid_request_signature", "\(r.stdout) \(r.stderr)")
+        // Unsigned (alg none) where x509_hash requires a signature.
+        let header = Self.encode(Data(#"{"alg":"none"}"#.utf8))
+        try Data("\(header).\(parts[1]).".utf8).write(to: file)
+        let unsigned = try Harness.passport(["present", credential, "--request", file.path, "--verifier-ca", anchor, "--yes", "--json"], environment: env)
+        #expect(unsigned.status == 1)
+        #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
+        #expect(!server.log.contains("POST /response"))
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func claimsWeDoNotHaveOrDidNotAllowAreRefused() throws {
+        let clientID = try keygen()
+        let credential = try issue(nationality: true)
+        do {
+            let server = try serve(claim: "given_name", clientID: clientID)
+            defer { server.stop() }
+            let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                          "--yes", "--json"], environment: env)
+            #expect(r.status == 1)
+            #expect(r.json?["code"] as? String == "cannot_satisfy_request")
+            #expect(r.stderr.contains("given_name"), "\(r.stderr)")
+        }
+        let server = try serve(claim: "nationality", clientID: clientID)
+        defer { server.stop() }
+        let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                      "--yes", "--json"], environment: env)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("more than you agreed"), "\(r.stderr)")
+        #expect(!server.log.contains("POST /response"))
+    }
+
+    /// direct_post (unsigned redirect_uri request, plain HTTP on loopback) to a minimal verifier
+    /// whose judgement is our own `passport verify-vp --request` (scripts/interop/minimal_verifier.py).
+    @Test func minimalVerifierOnOurVerifyVP() throws {
+        let credential = try issue()
+        let process = Process()
+        let out = home.appendingPathComponent("minimal.out"), err = home.appendingPathComponent("minimal.err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
+                             "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--claim", "is_human"]
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var link = ""
+        for _ in 0..<100 where link.isEmpty {
+            link = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            usleep(100_000)
+        }
+        try #require(link.hasPrefix("openid4vp://"))
+        // Without --insecure-loopback, plain HTTP is refused before anything is sent.
+        let refused = try Harness.passport(["present", credential, "--request", link, "--yes"], environment: env)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("not HTTPS"), "\(refused.stderr)")
+        let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes", "--json"], environment: env)
+        let log = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        #expect(r.status == 0, "\(r.stderr)\nverifier: \(log)")
+        try Harness.expectShape(r, "present-request")
+        #expect(r.json?["response_mode"] as? String == "direct_post")
+        #expect((r.json?["disclosed"] as? [String: [String]]) == ["passport": ["age_over_18", "is_human"]])
+        #expect(log.contains("verdict: accepted"), "\(log)")
+    }
+
+    /// verify-vp --request: a vp_token keyed by credential query id, checked against the request.
+    @Test func verifyVPTokenAgainstItsRequest() throws {
+        let credential = try issue(nationality: true)
+        let clientID = "x509_san_dns:rp.example"
+        let request: [String: Any] = [
+            "client_id": clientID, "nonce": "nonce-1", "response_type": "vp_token",
+            "dcql_query": ["credentials": [["id": "pid", "format": "dc+sd-jwt", "meta": ["vct_values": ["urn:passport-toolkit:vct:passport-derived:1"]],
+                                            "claims": [["path": ["age_over_18"], "values": [true]]]]]],
+        ]
+        let requestFile = home.appendingPathComponent("rp-request.json")
+        try JSONSerialization.data(withJSONObject: request).write(to: requestFile)
+        func token(_ disclose: String, nonce: String = "nonce-1") throws -> String {
+            let r = try Harness.passport(["present", credential, "--aud", clientID, "--nonce", nonce, "--disclose", disclose], environment: env)
+            try #require(r.status == 0, "\(r.stderr)")
+            let vp = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            return String(decoding: try JSONSerialization.data(withJSONObject: ["pid": [vp]]), as: UTF8.self)
+        }
+        let ok = try Harness.passport(["verify-vp", try token("age_over_18"), "--request", requestFile.path, "--json"], environment: env)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        try Harness.expectShape(ok, "verify-vp-token")
+        let claims = ((ok.json?["credentials"] as? [String: Any])?["pid"] as? [[String: Any]])?.first?["claims"] as? [String: Any]
+        #expect(claims?["age_over_18"] as? Bool == true)
+        let extra = try Harness.passport(["verify-vp", try token("age_over_18,nationality"), "--request", requestFile.path], environment: env)
+        #expect(extra.status == 1)
+        #expect(extra.stderr.contains("not asked for"), "\(extra.stderr)")
+        let wrongNonce = try Harness.passport(["verify-vp", try token("age_over_18", nonce: "other"), "--request", requestFile.path], environment: env)
+        #expect(wrongNonce.status == 1)
+        #expect(wrongNonce.stderr.contains("another nonce"), "\(wrongNonce.stderr)")
+        let unanswered = try Harness.passport(["verify-vp", #"{"other":["x~"]}"#, "--request", requestFile.path], environment: env)
+        #expect(unanswered.status == 1)
+    }
+
+    static func decode(_ part: String) -> [String: Any]? {
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+
+    static func encode(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
