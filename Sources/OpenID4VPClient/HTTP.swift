@@ -68,7 +68,8 @@ public final class VerifierHTTP: @unchecked Sendable {
         } catch {
             let text = String(describing: error)
             if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") || text.contains("handshakeFailed") {
-                throw OpenID4VPError.untrustedVerifier("the TLS certificate of \(url.host ?? "?") is not trusted (\(text)); give its CA with --verifier-ca")
+                let reason = text.contains("CERTIFICATE_VERIFY_FAILED") ? "CERTIFICATE_VERIFY_FAILED" : String(text.prefix(160))
+                throw OpenID4VPError.untrustedVerifier("the TLS certificate of \(url.host ?? "?"):\(url.port.map(String.init) ?? "443") is not trusted (\(reason)); give its CA with --verifier-ca")
             }
             throw OpenID4VPError.transport(step: step, "\(method.rawValue) \(url) failed: \(text)")
         }

@@ -2,6 +2,62 @@ import Foundation
 import Testing
 import TestSupport
 
+/// A program running in the background for a test (posix_spawn, stdout and stderr to files):
+/// Foundation's Process can hang in waitUntilExit under the test runner (seen here).
+final class BackgroundProcess: @unchecked Sendable {
+    let pid: pid_t
+    let out: URL
+    let err: URL
+    private var stopped = false
+
+    init(_ executable: String, _ arguments: [String], folder: URL, name: String) throws {
+        out = folder.appendingPathComponent("\(name).out")
+        err = folder.appendingPathComponent("\(name).err")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        pid = child
+    }
+
+    var stdout: String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+    var isRunning: Bool {
+        if stopped { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { stopped = true; return false }
+        return true
+    }
+
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<50 { if waitpid(pid, &status, WNOHANG) != 0 { return }; usleep(100_000) }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+    }
+
+    deinit { stop() }
+}
+
 /// `passport present --request` against polaris-oid4vp (PyPI, an OpenID4VP 1.0 + HAIP verifier
 /// nobody here wrote) on loopback: its `keygen` PKI (x509_hash client identifier, a CA and the
 /// leaf it signs, a self-signed TLS certificate), its `serve --once` request (signed request
@@ -42,39 +98,28 @@ import TestSupport
 
     /// A running `polaris-oid4vp serve --once`.
     final class Server {
-        let process = Process()
-        let out: URL
-        let err: URL
+        let process: BackgroundProcess
         let port: Int
         var link = ""
         init(_ arguments: [String], folder: URL, port: Int? = nil) throws {
             self.port = port ?? Int.random(in: 20_000..<40_000)
-            out = folder.appendingPathComponent("serve-\(port).out")
-            err = folder.appendingPathComponent("serve-\(port).err")
-            FileManager.default.createFile(atPath: out.path, contents: nil)
-            FileManager.default.createFile(atPath: err.path, contents: nil)
-            process.executableURL = OpenID4VPInterop.polaris
-            process.arguments = ["serve", "--bind", "127.0.0.1", "--host", "localhost", "--port", "\(port)", "--once", "--verbose"] + arguments
-            process.standardOutput = try FileHandle(forWritingTo: out)
-            process.standardError = try FileHandle(forWritingTo: err)
-            try process.run()
+            process = try BackgroundProcess(OpenID4VPInterop.polaris.path,
+                                            ["serve", "--bind", "127.0.0.1", "--host", "localhost", "--port", "\(self.port)", "--once", "--verbose"] + arguments,
+                                            folder: folder, name: "serve-\(self.port)-\(UUID().uuidString.prefix(8))")
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline {
-                let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-                if let found = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).first(where: { $0.hasPrefix("openid4vp://") }) {
+                if let found = process.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first(where: { $0.hasPrefix("openid4vp://") }) {
                     link = String(found)
                     return
                 }
                 if !process.isRunning { break }
                 usleep(100_000)
             }
+            process.stop()
             throw POSIXError(.ETIMEDOUT)
         }
-        var log: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
-        func stop() {
-            if process.isRunning { process.terminate(); process.waitUntilExit() }
-        }
-        deinit { stop() }
+        var log: String { process.stderr }
+        func stop() { process.stop() }
     }
 
     func serve(claim: String = "age_over_18=true", clientID: String, port: Int? = nil) throws -> Server {
@@ -134,7 +179,7 @@ import TestSupport
         let r = try Harness.passport(["present", credential, "--request", saved, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
                                       "--yes", "--json"], environment: env)
         #expect(r.status == 1, "\(r.stderr)")
-        #expect(r.json?["code"] as? String == "verifier_refused", "\(r.stdout)")
+        #expect(Self.code(r) == "verifier_refused", "\(r.stdout)")
         #expect(r.stderr.contains("HTTP 400"), "\(r.stderr)")
         #expect(second.log.contains("refused"), "polaris: \(second.log)")
     }
@@ -148,11 +193,11 @@ import TestSupport
         // No --verifier-ca: its self-signed TLS certificate is not trusted.
         let noCA = try Harness.passport(["present", credential, "--request", server.link, "--yes", "--json"], environment: env)
         #expect(noCA.status == 1, "\(noCA.stderr)")
-        #expect(noCA.json?["code"] as? String == "untrusted_verifier", "\(noCA.stdout)")
+        #expect(Self.code(noCA) == "untrusted_verifier", "\(noCA.stdout)")
         // TLS trusted, but not the CA of its request-object certificate.
         let noAnchor = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--yes", "--json"], environment: env)
         #expect(noAnchor.status == 1, "\(noAnchor.stderr)")
-        #expect(noAnchor.json?["code"] as? String == "untrusted_verifier", "\(noAnchor.stdout)")
+        #expect(Self.code(noAnchor) == "untrusted_verifier", "\(noAnchor.stdout)")
         #expect(noAnchor.stderr.contains("does not chain"), "\(noAnchor.stderr)")
         #expect(!server.log.contains("POST /response"), "something was sent: \(server.log)")
     }
@@ -175,7 +220,7 @@ import TestSupport
         try Data(forged.utf8).write(to: file)
         let r = try Harness.passport(["present", credential, "--request", file.path, "--verifier-ca", anchor, "--yes", "--json"], environment: env)
         #expect(r.status == 1)
-        #expect(r.json?["code"] as? String == "invalid_request_signature", "\(r.stdout) \(r.stderr)")
+        #expect(Self.code(r) == "invalid_request_signature", "\(r.stdout) \(r.stderr)")
         // Unsigned (alg none) where x509_hash requires a signature.
         let header = Self.encode(Data(#"{"alg":"none"}"#.utf8))
         try Data("\(header).\(parts[1]).".utf8).write(to: file)
@@ -195,7 +240,7 @@ import TestSupport
             let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
                                           "--yes", "--json"], environment: env)
             #expect(r.status == 1)
-            #expect(r.json?["code"] as? String == "cannot_satisfy_request")
+            #expect(Self.code(r) == "cannot_satisfy_request")
             #expect(r.stderr.contains("given_name"), "\(r.stderr)")
         }
         let server = try serve(claim: "nationality", clientID: clientID)
@@ -211,20 +256,14 @@ import TestSupport
     /// whose judgement is our own `passport verify-vp --request` (scripts/interop/minimal_verifier.py).
     @Test func minimalVerifierOnOurVerifyVP() throws {
         let credential = try issue()
-        let process = Process()
-        let out = home.appendingPathComponent("minimal.out"), err = home.appendingPathComponent("minimal.err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
-                             "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--claim", "is_human"]
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        let verifier = try BackgroundProcess("/usr/bin/python3",
+                                             [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
+                                              "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--claim", "is_human"],
+                                             folder: home, name: "minimal")
+        defer { verifier.stop() }
         var link = ""
         for _ in 0..<100 where link.isEmpty {
-            link = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            link = verifier.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             usleep(100_000)
         }
         try #require(link.hasPrefix("openid4vp://"))
@@ -233,7 +272,7 @@ import TestSupport
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("not HTTPS"), "\(refused.stderr)")
         let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes", "--json"], environment: env)
-        let log = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+        let log = verifier.stderr
         #expect(r.status == 0, "\(r.stderr)\nverifier: \(log)")
         try Harness.expectShape(r, "present-request")
         #expect(r.json?["response_mode"] as? String == "direct_post")
@@ -271,6 +310,11 @@ import TestSupport
         #expect(wrongNonce.stderr.contains("another nonce"), "\(wrongNonce.stderr)")
         let unanswered = try Harness.passport(["verify-vp", #"{"other":["x~"]}"#, "--request", requestFile.path], environment: env)
         #expect(unanswered.status == 1)
+    }
+
+    /// The `code` of a `--json` error report.
+    static func code(_ result: Harness.Result) -> String? {
+        (result.json?["error"] as? [String: Any])?["code"] as? String
     }
 
     static func decode(_ part: String) -> [String: Any]? {

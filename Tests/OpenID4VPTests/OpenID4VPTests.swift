@@ -9,7 +9,7 @@ import Testing
     }
 
     static let vct = "urn:passport-toolkit:vct:passport-derived:1"
-    static let held: [String: Any] = ["age_over_18": true, "is_human": true, "nationality": "UTO"]
+    nonisolated(unsafe) static let held: [String: Any] = ["age_over_18": true, "is_human": true, "nationality": "UTO"]
 
     @Test func selectsWhatIsAskedAndNoMore() throws {
         let q = try Self.query(#"{"credentials":[{"id":"pid","format":"dc+sd-jwt","meta":{"vct_values":["\#(Self.vct)"]},"claims":[{"path":["age_over_18"],"values":[true]}]}]}"#)
@@ -103,7 +103,7 @@ import Testing
         Base64URL.encode(#"{"alg":"none"}"#) + "." + Base64URL.encode(Array(try CanonicalJSON.data(claims))) + "."
     }
 
-    static let dcql: [String: Any] = ["credentials": [["id": "pid", "format": "dc+sd-jwt", "claims": [["path": ["age_over_18"]]]]]]
+    nonisolated(unsafe) static let dcql: [String: Any] = ["credentials": [["id": "pid", "format": "dc+sd-jwt", "claims": [["path": ["age_over_18"]]]]]]
 
     static func claims(_ clientID: String = "redirect_uri:https://rp.example/cb", responseURI: String = "https://rp.example/cb") -> [String: Any] {
         ["client_id": clientID, "response_type": "vp_token", "response_mode": "direct_post", "response_uri": responseURI,

@@ -12,6 +12,12 @@ public struct PresentRequestReport: Codable, Sendable, Equatable {
             self.certificateSubject = certificateSubject
             self.dnsNames = dnsNames
         }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(clientID, forKey: .clientID)
+            try c.encode(certificateSubject, forKey: .certificateSubject)
+            try c.encode(dnsNames, forKey: .dnsNames)
+        }
     }
 
     public var ok = true
