@@ -312,6 +312,46 @@ final class BackgroundProcess: @unchecked Sendable {
         #expect(unanswered.status == 1)
     }
 
+    /// x509_san_dns: a request object signed with polaris's keygen leaf (SAN DNS:localhost, issued
+    /// by its CA), given by value in the link: accepted up to the question (closed stdin, nothing
+    /// sent), and refused for another DNS name or a response_uri on another host.
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func x509SanDNSRequestObjects() throws {
+        _ = try keygen()
+        let credential = try issue()
+        let python = TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/python")
+        let signer = TestPaths.projectRoot.appendingPathComponent("scripts/interop/sign_request.py").path
+        func link(clientID: String, responseURI: String = "https://localhost:1/response") throws -> String {
+            let now = Int(Date().timeIntervalSince1970)
+            let claims: [String: Any] = [
+                "client_id": clientID, "response_type": "vp_token", "response_mode": "direct_post", "response_uri": responseURI,
+                "nonce": "n-\(UUID().uuidString)", "state": "s", "iat": now, "exp": now + 300,
+                "dcql_query": ["credentials": [["id": "pid", "format": "dc+sd-jwt", "claims": [["path": ["age_over_18"]]]]]],
+            ]
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: claims), as: UTF8.self)
+            let r = try Harness.run(python, [signer, pki.appendingPathComponent("client-key.pem").path, pki.appendingPathComponent("client.pem").path, json])
+            try #require(r.status == 0, "signing failed: \(r.stderr)")
+            let jws = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let encoded = clientID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? clientID
+            return "openid4vp://?client_id=\(encoded)&request=\(jws)"
+        }
+        let good = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:localhost"), "--verifier-ca", anchor], environment: env)
+        #expect(good.status == 1)
+        #expect(good.stderr.contains("asks for: age_over_18"), "\(good.stderr)")
+        #expect(good.stderr.contains("stdin is closed"), "\(good.stderr)")
+        let otherName = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:verifier.example",
+                                                                                            responseURI: "https://verifier.example/response"),
+                                              "--verifier-ca", anchor, "--json"], environment: env)
+        #expect(Self.code(otherName) == "invalid_request_signature", "\(otherName.stderr)")
+        #expect(otherName.stderr.contains("do not include verifier.example"), "\(otherName.stderr)")
+        let otherHost = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:localhost",
+                                                                                           responseURI: "https://attacker.example/response"),
+                                              "--verifier-ca", anchor, "--json"], environment: env)
+        #expect(Self.code(otherHost) == "invalid_request_object", "\(otherHost.stderr)")
+        let noAnchor = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:localhost"), "--json"], environment: env)
+        #expect(Self.code(noAnchor) == "untrusted_verifier", "\(noAnchor.stderr)")
+    }
+
     /// The `code` of a `--json` error report.
     static func code(_ result: Harness.Result) -> String? {
         (result.json?["error"] as? [String: Any])?["code"] as? String
