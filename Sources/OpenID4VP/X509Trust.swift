@@ -105,14 +105,15 @@ public struct X509Chain: @unchecked Sendable {
     /// Every certificate in a PEM file (the caller frees them).
     public static func readPEMCertificates(_ path: String) throws -> [OpaquePointer] {
         guard let data = FileManager.default.contents(atPath: path) else { throw OpenID4VPError.usage("cannot read the CA file \(path)") }
-        let bytes = [UInt8](data)
-        guard let bio = bytes.withUnsafeBufferPointer({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
-            throw OpenID4VPError.usage("cannot read the CA file \(path)")
+        // The BIO reads the buffer in place: everything happens while the buffer is pinned.
+        let out: [OpaquePointer] = [UInt8](data).withUnsafeBufferPointer { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return [] }
+            defer { BIO_free(bio) }
+            var certificates: [OpaquePointer] = []
+            while let cert = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(cert) }
+            ERR_clear_error()
+            return certificates
         }
-        defer { BIO_free(bio) }
-        var out: [OpaquePointer] = []
-        while let cert = PEM_read_bio_X509(bio, nil, nil, nil) { out.append(cert) }
-        ERR_clear_error()
         guard !out.isEmpty else { throw OpenID4VPError.usage("\(path) holds no PEM certificate") }
         return out
     }
