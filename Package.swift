@@ -18,9 +18,9 @@ let package = Package(
         // The whole pipeline: image → chip → verified document → credential.
         .library(name: "PassportKit", targets: ["PassportKit"]),
         // The building blocks on their own, for the fuzzing package in Fuzz/ and for embedders.
+        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "PassiveAuth", "ChipProtocols", "Credentials", "Proving"]),
         // OpenID4VP request, DCQL and response parsing and checks (no network), for Fuzz/ and embedders.
         .library(name: "OpenID4VP", targets: ["OpenID4VP"]),
-        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "PassiveAuth", "ChipProtocols", "Credentials", "Proving"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
