@@ -53,6 +53,24 @@ public struct VPTokenVerifier: @unchecked Sendable {
         return out
     }
 
+    /// Opens a direct_post.jwt `response` (a JWE encrypted to the relying party's key) and gives
+    /// its vp_token after checking its state against the request's.
+    public func open(response text: String, key: P256PrivateKeyHandle) throws -> [String: [String]] {
+        var compact = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if compact.hasPrefix("response=") { compact = String(compact.dropFirst(9)).removingPercentEncoding ?? compact }
+        let (_, plain) = try JWE.decrypt(compact, with: key)
+        guard let payload = try? CanonicalJSON.object(plain) else { throw OpenID4VPError.invalidResponse("the decrypted response is not a JSON object") }
+        if let error = payload["error"] { throw OpenID4VPError.invalidResponse("the wallet answered with the error \(error)") }
+        guard payload["state"] as? String == state else {
+            throw OpenID4VPError.invalidResponse("the response's state \(payload["state"] ?? "(none)") is not the request's \(state ?? "(none)")")
+        }
+        guard let token = payload["vp_token"] as? [String: Any], JSONSerialization.isValidJSONObject(token),
+              let data = try? JSONSerialization.data(withJSONObject: token) else {
+            throw OpenID4VPError.invalidResponse("the response has no vp_token object")
+        }
+        return try Self.parseToken(String(decoding: data, as: UTF8.self))
+    }
+
     public func verify(_ token: [String: [String]]) throws -> [Result] {
         let byID = Dictionary(uniqueKeysWithValues: dcql.credentials.map { ($0.id, $0) })
         for id in token.keys where byID[id] == nil {

@@ -187,6 +187,7 @@ struct VerifyPresentationCommand: ParsableCommand {
     @Option(help: "The audience (your origin) the presentation must be for (without --request).") var aud: String?
     @Option(help: "The nonce you issued (without --request).") var nonce: String?
     @Option(help: "The OpenID4VP request the vp_token answers (a file: request object or its JSON payload).") var request: String?
+    @Option(help: "With --request: TOKEN is a direct_post.jwt response (JWE), opened with this private P-256 JWK (a file).") var decryptionKey: String?
     @Option(help: "Maximum age of the presentation in seconds.") var maxAge: Double = 300
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
@@ -196,7 +197,18 @@ struct VerifyPresentationCommand: ParsableCommand {
                 guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
                 var verifier = try VPTokenVerifier(request: try readTokenArgument(request))
                 verifier.maxAge = maxAge
-                let results = try verifier.verify(try VPTokenVerifier.parseToken(try readTokenArgument(token)))
+                let given = try readTokenArgument(token)
+                let vpToken: [String: [String]]
+                if let decryptionKey {
+                    guard let data = FileManager.default.contents(atPath: decryptionKey),
+                          let jwk = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+                        throw OpenID4VPError.usage("cannot read the private JWK \(decryptionKey)")
+                    }
+                    vpToken = try verifier.open(response: given, key: try P256PrivateKeyHandle(jwk: jwk))
+                } else {
+                    vpToken = try VPTokenVerifier.parseToken(given)
+                }
+                let results = try verifier.verify(vpToken)
                 if json {
                     var credentials: [String: [VPTokenReport.Presentation]] = [:]
                     for result in results {

@@ -280,6 +280,29 @@ final class BackgroundProcess: @unchecked Sendable {
         #expect(log.contains("verdict: accepted"), "\(log)")
     }
 
+    /// direct_post.jwt to the minimal verifier: the response encrypted (ECDH-ES, A256GCM as it
+    /// offers) and opened by our own `verify-vp --decryption-key`.
+    @Test(.enabled(if: available, "the interop virtualenv is missing (run scripts/setup)"))
+    func minimalVerifierEncryptedResponse() throws {
+        let credential = try issue()
+        let verifier = try BackgroundProcess(TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/python").path,
+                                             [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
+                                              "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--encrypted"],
+                                             folder: home, name: "minimal-jwt")
+        defer { verifier.stop() }
+        var link = ""
+        for _ in 0..<100 where link.isEmpty {
+            link = verifier.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            usleep(100_000)
+        }
+        try #require(link.hasPrefix("openid4vp://"))
+        let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes", "--json"], environment: env)
+        #expect(r.status == 0, "\(r.stderr)\nverifier: \(verifier.stderr)")
+        #expect(r.json?["response_mode"] as? String == "direct_post.jwt")
+        #expect(r.json?["encryption"] as? String == "A256GCM")
+        #expect(verifier.stderr.contains("verdict: accepted"), "\(verifier.stderr)")
+    }
+
     /// verify-vp --request: a vp_token keyed by credential query id, checked against the request.
     @Test func verifyVPTokenAgainstItsRequest() throws {
         let credential = try issue(nationality: true)
