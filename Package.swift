@@ -19,9 +19,15 @@ let package = Package(
         .library(name: "PassportKit", targets: ["PassportKit"]),
         // The building blocks on their own, for the fuzzing package in Fuzz/ and for embedders.
         .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "PassiveAuth", "ChipProtocols", "Credentials", "Proving"]),
+        // OpenID4VP request, DCQL and response parsing and checks (no network), for Fuzz/ and embedders.
+        .library(name: "OpenID4VP", targets: ["OpenID4VP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // OpenID4VP only (HTTP + TLS with extra trust anchors); nothing else links them.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System-library shims: headers come from Debian's -dev packages, found with pkg-config.
@@ -51,6 +57,18 @@ let package = Package(
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
         .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica"]),
         .target(name: "Credentials", dependencies: ["PassportCrypto"]),
+        // OpenID4VP 1.0: request objects (JAR, x509_hash / x509_san_dns), DCQL, vp_token and
+        // direct_post.jwt responses (JWE ECDH-ES) — parsing and checks, no network (fuzzed).
+        .target(name: "OpenID4VP", dependencies: ["Credentials", "PassportCrypto", "COpenSSL"]),
+        // The wallet's HTTP side over AsyncHTTPClient (TLS with extra trust anchors). Kept apart
+        // so that only the passport command links SwiftNIO, not Credentials or PassiveAuth.
+        .target(name: "OpenID4VPClient", dependencies: [
+            "OpenID4VP",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .target(name: "Proving", dependencies: ["CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
         // Pipeline: scan → verify → issue, with typed reports.
         .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"]),
@@ -61,7 +79,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportCLI", "PassportKit", "Credentials", "ImageCodecs", "MRZScanner",
+            "PassportCLI", "PassportKit", "Credentials", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [
@@ -79,6 +97,7 @@ let package = Package(
         .testTarget(name: "ChipProtocolsTests", dependencies: ["ChipProtocols", "PassiveAuth", "PassportCrypto", "CardIO", "LDS", "MRZ", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
+        .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "Credentials", "PassportCrypto", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
         .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "ChipProtocols", "PassiveAuth", "PassportCrypto", "TestSupport"]),

@@ -9,6 +9,7 @@ let package = Package(
     targets: [
         .executableTarget(name: "PassportFuzz", dependencies: [
             .product(name: "PassportModules", package: "PassportToolkit"),
+            .product(name: "OpenID4VP", package: "PassportToolkit"),
         ]),
     ]
 )

@@ -39,6 +39,13 @@ public final class KeyStore: @unchecked Sendable {
         return try loadOrCreate(folder.appendingPathComponent("pairwise").appendingPathComponent("\(name).json"))
     }
 
+    /// The key for one OpenID4VP client identifier (x509_hash:…, x509_san_dns:…, redirect_uri:…),
+    /// exactly as the verifier gives it (hashes are case-sensitive), created on first use.
+    public func pairwiseKey(forClientID clientID: String) throws -> P256PrivateKey {
+        let name = Base64URL.encode(OpenSSLCrypto.sha256(Array("passport-pairwise-client-id:\(clientID)".utf8)))
+        return try loadOrCreate(folder.appendingPathComponent("pairwise").appendingPathComponent("\(name).json"))
+    }
+
     private func loadOrCreate(_ url: URL) throws -> P256PrivateKey {
         if FileManager.default.fileExists(atPath: url.path) { return try load(url) }
         let key = try P256PrivateKey()

@@ -5,6 +5,8 @@ import PassiveAuth
 import Foundation
 import LDS
 import PassportKit
+import OpenID4VP
+import OpenID4VPClient
 
 extension CredentialFormat: ExpressibleByArgument {}
 extension CredentialIssuer.ProverChoice: ExpressibleByArgument {}
@@ -62,12 +64,28 @@ func readTokenArgument(_ value: String) throws -> String {
 struct PresentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "present",
-        abstract: "Present a credential to one verifier, under that verifier's own (pairwise) DID.")
+        abstract: "Present a credential to one verifier, under that verifier's own (pairwise) DID.",
+        discussion: """
+        With --request, answers an OpenID4VP 1.0 request: the openid4vp:// link (or haip-vp://, or
+        client_id=…&request_uri=…) a verifier shows, a file holding it, or a saved request object. The
+        request object is fetched (HTTPS, the system's trust store plus --verifier-ca), its signature
+        checked (client_id x509_hash: or x509_san_dns:, certificates chained to a trusted anchor;
+        redirect_uri: unsigned), its DCQL query answered with the claims it asks for and you allow
+        (--allow), after you confirm (--yes in scripts). The vp_token goes to the response_uri
+        (direct_post, or direct_post.jwt encrypted with ECDH-ES to the verifier's key).
+        Without --request, --aud and --nonce bind a presentation printed on stdout.
+        """)
 
     @Argument(help: "The credential (a file written by `passport issue --out`, the token itself, or - for stdin).") var credential: String
-    @Option(help: "The verifier's origin, e.g. https://shop.example.") var aud: String
-    @Option(help: "The verifier's nonce.") var nonce: String
-    @Option(help: "Claims to disclose, comma-separated.") var disclose = "age_over_18,is_human,trust_level,verification_method"
+    @Option(help: "The verifier's origin, e.g. https://shop.example (without --request).") var aud: String?
+    @Option(help: "The verifier's nonce (without --request).") var nonce: String?
+    @Option(help: "Claims to disclose, comma-separated (without --request).") var disclose = "age_over_18,is_human,trust_level,verification_method"
+    @Option(help: "An OpenID4VP request: openid4vp:// URL, client_id=…&request_uri=…, a request object, or a file holding one.") var request: String?
+    @Option(name: .customLong("verifier-ca"), help: "A PEM file of CA certificates trusted for the verifier's TLS and request-object certificates (repeatable).") var verifierCA: [String] = []
+    @Option(help: "Claims you agree to disclose to a --request verifier, comma-separated; a request asking for more is refused.") var allow = "age_over_18,is_human"
+    @Flag(help: "Allow an http:// request_uri and response_uri on loopback (tests only).") var insecureLoopback = false
+    @Flag(help: "Send without asking (scripts). Without it, the answer is asked on stdin; closed stdin sends nothing.") var yes = false
+    @Option(help: "Also write the checked request object to this file (for `passport verify-vp --request`).") var saveRequest: String?
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
@@ -75,6 +93,11 @@ struct PresentCommand: ParsableCommand {
             let store = KeyStore()
             let holder = try store.holderKey()
             let (claims, format) = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
+            if let request {
+                try answer(request, claims: claims, store: store)
+                return
+            }
+            guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
             let pairwise = try store.pairwiseKey(for: aud)
             let chosen = Set(disclose.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             let token = try PassportCredential.present(claims, format: format, disclose: chosen, audience: aud, nonce: nonce, key: pairwise)
@@ -87,21 +110,127 @@ struct PresentCommand: ParsableCommand {
             throw fail(error, json: json)
         }
     }
+
+    func answer(_ requestArgument: String, claims: DerivedClaims, store: KeyStore) throws {
+        guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
+        let text = try readTokenArgument(requestArgument)
+        var policy = AuthorizationRequest.Policy()
+        policy.anchors = verifierCA
+        policy.insecureLoopback = insecureLoopback
+        let http = try VerifierHTTP(anchors: verifierCA)
+        let request = try Wallet.resolve(text, policy: policy, http: http)
+        if let saveRequest, let object = request.requestObject { try writePrivateFile(Data(object.utf8), to: saveRequest) }
+        let memory = AnsweredRequests(folder: store.folder)
+        try memory.check(request)
+
+        var held: [String: Any] = ["age_over_18": claims.ageOver18, "is_human": claims.isHuman]
+        if let nationality = claims.nationality { held["nationality"] = nationality }
+        let agreed = Set(allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        let selection = try DCQLSelection.select(request.dcql, vct: PassportCredential.vct, held: held, agreed: agreed)
+
+        let who = request.signer.map { "\(request.clientID) (certificate \($0.subject)\($0.dnsNames.isEmpty ? "" : ", DNS \($0.dnsNames.joined(separator: ", "))"))" }
+            ?? "\(request.clientID) (unsigned request)"
+        let what = selection.answers.map { "\($0.claims.isEmpty ? "no claim" : $0.claims.joined(separator: ", ")) (query \($0.queryID))" }.joined(separator: "; ")
+        printError("Verifier \(who) asks for: \(what).")
+        printError("The answer goes to \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : "")).")
+        if !yes {
+            FileHandle.standardError.write(Data("Send? [y/N] ".utf8))
+            guard let line = readLine() else { throw OpenID4VPError.declined("stdin is closed and --yes was not given, so nobody agreed") }
+            guard ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw OpenID4VPError.declined("you answered \"\(line)\"")
+            }
+        }
+
+        let pairwise = try store.pairwiseKey(forClientID: request.clientID)
+        var vpToken: [String: [String]] = [:]
+        for answer in selection.answers {
+            vpToken[answer.queryID] = [try PassportCredential.present(claims, format: .sdJWT, disclose: Set(answer.claims),
+                                                                      audience: request.clientID, nonce: request.nonce, key: pairwise)]
+        }
+        let outcome: Wallet.Outcome
+        do {
+            outcome = try Wallet.send(request, vpToken: vpToken, http: http)
+        } catch let error as OpenID4VPError {
+            if case .verifierRefused = error { memory.record(request) }
+            throw error
+        }
+        memory.record(request)
+        let disclosed = Dictionary(uniqueKeysWithValues: selection.answers.map { ($0.queryID, $0.claims) })
+        if json {
+            printJSON(PresentRequestReport(
+                verifier: .init(clientID: request.clientID, certificateSubject: request.signer?.subject, dnsNames: request.signer?.dnsNames ?? []),
+                responseURI: request.responseURI.absoluteString, responseMode: request.responseMode,
+                encryption: request.responseMode == "direct_post.jwt" ? request.encryption.rawValue : nil,
+                nonce: request.nonce, disclosed: disclosed, did: DIDKey.did(for: pairwise.publicKey), sent: true,
+                verifierStatus: outcome.status, redirectURI: outcome.redirectURI))
+        } else {
+            print("Sent \(selection.disclosed.sorted().joined(separator: ", ")) to \(request.clientID): the verifier accepted it (HTTP \(outcome.status))"
+                  + (outcome.redirectURI.map { "; continue at \($0)" } ?? ""))
+        }
+    }
 }
+
+extension OpenID4VPError: ReportableError {}
 
 struct VerifyPresentationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify-vp",
-        abstract: "Verify a presentation: signatures, audience, nonce, freshness, sd_hash and disclosures.")
+        abstract: "Verify a presentation: signatures, audience, nonce, freshness, sd_hash and disclosures.",
+        discussion: """
+        With --request FILE (the OpenID4VP request object you sent, or its JSON payload), TOKEN is a
+        vp_token: a JSON object keyed by DCQL credential query id. Each presentation must be for the
+        request's client_id and nonce, of a vct the query names, and disclose what it asked for and
+        no more.
+        """)
 
-    @Argument(help: "The presentation token (or a file holding it, or - for stdin).") var token: String
-    @Option(help: "The audience (your origin) the presentation must be for.") var aud: String
-    @Option(help: "The nonce you issued.") var nonce: String
+    @Argument(help: "The presentation token, or with --request the vp_token JSON (or a file holding it, or - for stdin).") var token: String
+    @Option(help: "The audience (your origin) the presentation must be for (without --request).") var aud: String?
+    @Option(help: "The nonce you issued (without --request).") var nonce: String?
+    @Option(help: "The OpenID4VP request the vp_token answers (a file: request object or its JSON payload).") var request: String?
+    @Option(help: "With --request: TOKEN is a direct_post.jwt response (JWE), opened with this private P-256 JWK (a file).") var decryptionKey: String?
     @Option(help: "Maximum age of the presentation in seconds.") var maxAge: Double = 300
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
         do {
+            if let request {
+                guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
+                var verifier = try VPTokenVerifier(request: try readTokenArgument(request))
+                verifier.maxAge = maxAge
+                let given = try readTokenArgument(token)
+                let vpToken: [String: [String]]
+                if let decryptionKey {
+                    guard let data = FileManager.default.contents(atPath: decryptionKey),
+                          let jwk = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+                        throw OpenID4VPError.usage("cannot read the private JWK \(decryptionKey)")
+                    }
+                    vpToken = try verifier.open(response: given, key: try P256PrivateKeyHandle(jwk: jwk))
+                } else {
+                    vpToken = try VPTokenVerifier.parseToken(given)
+                }
+                let results = try verifier.verify(vpToken)
+                if json {
+                    var credentials: [String: [VPTokenReport.Presentation]] = [:]
+                    for result in results {
+                        credentials[result.queryID] = try result.presentations.map {
+                            VPTokenReport.Presentation(issuer: $0.issuer, claims: try JSONValue.object($0.claims.map { ($0.key, $0.value) }))
+                        }
+                    }
+                    printJSON(VPTokenReport(clientID: verifier.clientID, nonce: verifier.nonce, credentials: credentials))
+                } else {
+                    print("vp_token valid for \(verifier.clientID)")
+                    for result in results {
+                        for presentation in result.presentations {
+                            print("  \(result.queryID) from \(presentation.issuer)")
+                            for (name, value) in presentation.claims.sorted(by: { $0.key < $1.key }) {
+                                print("    \(name): \((try? CanonicalJSON.string(value)) ?? "\(value)")")
+                            }
+                        }
+                    }
+                }
+                return
+            }
+            guard let aud, let nonce else { throw OpenID4VPError.usage("give --aud and --nonce, or --request") }
             var verifier = PresentationVerifier(audience: aud, nonce: nonce)
             verifier.maxAge = maxAge
             let result = try verifier.verify(try readTokenArgument(token))
@@ -120,6 +249,42 @@ struct VerifyPresentationCommand: ParsableCommand {
             throw Exit.invalidDocument
         } catch {
             throw fail(error, json: json)
+        }
+    }
+}
+
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "The holder's keys.", subcommands: [KeysShowCommand.self])
+}
+
+struct KeysShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show the holder key's DID, or the pairwise key for one verifier (--aud: an origin or an OpenID4VP client_id).",
+        discussion: "With --jwk, prints a JWK Set of the public key (the form a verifier's issuer trust list takes, e.g. polaris-oid4vp --issuer-jwks).")
+
+    @Option(help: "The verifier: an origin (https://shop.example) or an OpenID4VP client_id (x509_hash:…).") var aud: String?
+    @Flag(help: "Print a JWK Set instead of the DID.") var jwk = false
+
+    func run() throws {
+        do {
+            let store = KeyStore()
+            let key = try aud.map { aud in
+                aud.hasPrefix("https://") || aud.hasPrefix("http://") ? try store.pairwiseKey(for: aud) : try store.pairwiseKey(forClientID: aud)
+            } ?? store.holderKey()
+            let did = DIDKey.did(for: key.publicKey)
+            if jwk {
+                var entry: [String: Any] = key.publicKey.jwk
+                entry["kid"] = DIDKey.verificationMethod(for: did)
+                entry["alg"] = "ES256"
+                entry["use"] = "sig"
+                print(try CanonicalJSON.string(["keys": [entry]]))
+            } else {
+                print(did)
+            }
+        } catch {
+            throw fail(error, json: false)
         }
     }
 }

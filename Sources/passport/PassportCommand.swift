@@ -10,7 +10,7 @@ struct PassportCommand: ParsableCommand {
         abstract: "Read and verify electronic passports (ICAO 9303) from a PC/SC reader.",
         version: PassportKitVersion.version,
         subcommands: [ReadersCommand.self, ScanCommand.self, VerifyCommand.self, IssueCommand.self, PresentCommand.self,
-                      VerifyPresentationCommand.self, ShowCommand.self, PhotoCommand.self, OCRCommand.self,
+                      VerifyPresentationCommand.self, KeysCommand.self, ShowCommand.self, PhotoCommand.self, OCRCommand.self,
                       TrustCommand.self, ConvertCommand.self])
 
     /// Like ArgumentParser's own entry point, but usage errors exit with 2 (ARCHITECTURE.md)

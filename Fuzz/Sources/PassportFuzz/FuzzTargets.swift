@@ -6,13 +6,14 @@ import PassportCrypto
 import Foundation
 import LDS
 import MRZ
+import OpenID4VP
 import Proving
 
 /// The parser under test, chosen by the FUZZ_TARGET environment variable (scripts/fuzz sets it).
 /// Each must either succeed or throw: a crash, a hang or a sanitizer report is a bug.
 enum Target: String, CaseIterable {
     case tlv, com, dg1, dg2, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu, zkcert, uniffi
-    case ldif, nfcjson
+    case ldif, nfcjson, oid4vp, dcql, vptoken
 }
 
 let target: Target = {
@@ -61,6 +62,13 @@ func run(_ bytes: [UInt8]) {
         verifier.maxAge = .infinity
         _ = try? verifier.verify(String(decoding: bytes, as: UTF8.self))
     case .apdu: _ = try? CommandAPDU(encoded: bytes)
+    case .oid4vp: fuzzRequest(String(decoding: bytes, as: UTF8.self))
+    case .dcql:
+        if let json = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]), let query = try? DCQLQuery(json: json) {
+            _ = try? DCQLSelection.select(query, vct: PassportCredential.vct, held: ["age_over_18": true, "is_human": true, "nationality": "UTO"],
+                                          agreed: ["age_over_18", "is_human", "nationality"])
+        }
+    case .vptoken: fuzzResponse(String(decoding: bytes, as: UTF8.self))
     case .zkcert:
         // A Document Signer certificate from EF.SOD, split and its key read for the circuits.
         if let certificate = try? Certificate(der: bytes) {
@@ -112,4 +120,32 @@ public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePo
     var count = argc
     var vector = argv
     return LLVMFuzzerRunDriver(&count, &vector, fuzz)
+}
+
+/// The OpenID4VP request: the text a verifier shows (URL or parameters) and a request object
+/// for each client identifier prefix (x509 ones reach the certificate parsing and chain check).
+func fuzzRequest(_ text: String) {
+    _ = try? AuthorizationRequestReference(text)
+    var policy = AuthorizationRequest.Policy()
+    policy.systemStore = false
+    policy.insecureLoopback = true
+    for clientID in ["redirect_uri:https://rp.example/cb", "x509_hash:abc", "x509_san_dns:rp.example"] {
+        _ = try? AuthorizationRequest.verify(requestObject: text, clientID: clientID, policy: policy)
+    }
+    if let reference = try? AuthorizationRequestReference(text) { _ = try? AuthorizationRequest.fromParameters(reference, policy: policy) }
+}
+
+/// A fixed request and decryption key for the response target.
+let responseKey = try! P256PrivateKeyHandle(jwk: ["kty": "EC", "crv": "P-256", "x": "weNJy2HscCSM6AEDTDg04biOvhFhyyWvOHQfeF_PxMQ",
+                                                  "y": "e8lnCO-AlStT-NJVX-crhB7QRYhiix03illJOVAOyck", "d": "VEmDZpDXXK8p8N0Cndsxs924q6nS1RXFASRl6BfUqdw"])
+let responseVerifier: VPTokenVerifier = {
+    var verifier = try! VPTokenVerifier(request: #"{"client_id":"x509_hash:abc","nonce":"n","dcql_query":{"credentials":[{"id":"pid","format":"dc+sd-jwt","claims":[{"path":["age_over_18"]}]}]}}"#)
+    verifier.maxAge = .infinity
+    return verifier
+}()
+
+/// The response: a direct_post.jwt JWE (decrypted with a fixed key) or a vp_token JSON object.
+func fuzzResponse(_ text: String) {
+    if let (_, plain) = try? JWE.decrypt(text, with: responseKey) { _ = try? VPTokenVerifier.parseToken(String(decoding: plain, as: UTF8.self)) }
+    if let token = try? VPTokenVerifier.parseToken(text) { _ = try? responseVerifier.verify(token) }
 }

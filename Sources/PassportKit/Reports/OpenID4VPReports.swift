@@ -1,0 +1,93 @@
+/// `passport present --request … --json`: what was asked, by whom, what was sent, and the
+/// verifier's answer.
+public struct PresentRequestReport: Codable, Sendable, Equatable {
+    public struct Verifier: Codable, Sendable, Equatable {
+        public let clientID: String
+        /// The request-object certificate's subject (nil for redirect_uri client identifiers).
+        public let certificateSubject: String?
+        public let dnsNames: [String]
+        enum CodingKeys: String, CodingKey { case clientID = "client_id", certificateSubject = "certificate_subject", dnsNames = "dns_names" }
+        public init(clientID: String, certificateSubject: String?, dnsNames: [String]) {
+            self.clientID = clientID
+            self.certificateSubject = certificateSubject
+            self.dnsNames = dnsNames
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(clientID, forKey: .clientID)
+            try c.encode(certificateSubject, forKey: .certificateSubject)
+            try c.encode(dnsNames, forKey: .dnsNames)
+        }
+    }
+
+    public var ok = true
+    public let verifier: Verifier
+    public let responseURI: String
+    public let responseMode: String
+    /// The JWE content encryption (direct_post.jwt only).
+    public let encryption: String?
+    public let nonce: String
+    /// Claim names disclosed, by DCQL credential query id.
+    public let disclosed: [String: [String]]
+    /// The pairwise DID the verifier sees.
+    public let did: String
+    public let sent: Bool
+    public let verifierStatus: Int?
+    public let redirectURI: String?
+
+    enum CodingKeys: String, CodingKey {
+        case ok, verifier, nonce, disclosed, did, sent, encryption
+        case responseURI = "response_uri", responseMode = "response_mode", verifierStatus = "verifier_status", redirectURI = "redirect_uri"
+    }
+
+    public init(verifier: Verifier, responseURI: String, responseMode: String, encryption: String?, nonce: String,
+                disclosed: [String: [String]], did: String, sent: Bool, verifierStatus: Int?, redirectURI: String?) {
+        self.verifier = verifier
+        self.responseURI = responseURI
+        self.responseMode = responseMode
+        self.encryption = encryption
+        self.nonce = nonce
+        self.disclosed = disclosed
+        self.did = did
+        self.sent = sent
+        self.verifierStatus = verifierStatus
+        self.redirectURI = redirectURI
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(ok, forKey: .ok)
+        try c.encode(verifier, forKey: .verifier)
+        try c.encode(responseURI, forKey: .responseURI)
+        try c.encode(responseMode, forKey: .responseMode)
+        try c.encode(encryption, forKey: .encryption)
+        try c.encode(nonce, forKey: .nonce)
+        try c.encode(disclosed, forKey: .disclosed)
+        try c.encode(did, forKey: .did)
+        try c.encode(sent, forKey: .sent)
+        try c.encode(verifierStatus, forKey: .verifierStatus)
+        try c.encode(redirectURI, forKey: .redirectURI)
+    }
+}
+
+/// `passport verify-vp --request … --json`: each credential query's verified presentations.
+public struct VPTokenReport: Codable, Sendable, Equatable {
+    public struct Presentation: Codable, Sendable, Equatable {
+        public let issuer: String
+        public let claims: [String: JSONValue]
+        public init(issuer: String, claims: [String: JSONValue]) {
+            self.issuer = issuer
+            self.claims = claims
+        }
+    }
+    public var ok = true
+    public let clientID: String
+    public let nonce: String
+    public let credentials: [String: [Presentation]]
+    enum CodingKeys: String, CodingKey { case ok, nonce, credentials, clientID = "client_id" }
+    public init(clientID: String, nonce: String, credentials: [String: [Presentation]]) {
+        self.clientID = clientID
+        self.nonce = nonce
+        self.credentials = credentials
+    }
+}

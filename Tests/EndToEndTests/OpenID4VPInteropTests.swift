@@ -1,0 +1,393 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A program running in the background for a test (posix_spawn, stdout and stderr to files):
+/// Foundation's Process can hang in waitUntilExit under the test runner (seen here).
+final class BackgroundProcess: @unchecked Sendable {
+    let pid: pid_t
+    let out: URL
+    let err: URL
+    private var stopped = false
+
+    init(_ executable: String, _ arguments: [String], folder: URL, name: String) throws {
+        out = folder.appendingPathComponent("\(name).out")
+        err = folder.appendingPathComponent("\(name).err")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        pid = child
+    }
+
+    var stdout: String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+    var isRunning: Bool {
+        if stopped { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { stopped = true; return false }
+        return true
+    }
+
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<50 { if waitpid(pid, &status, WNOHANG) != 0 { return }; usleep(100_000) }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+    }
+
+    deinit { stop() }
+}
+
+/// `passport present --request` against polaris-oid4vp (PyPI, an OpenID4VP 1.0 + HAIP verifier
+/// nobody here wrote) on loopback: its `keygen` PKI (x509_hash client identifier, a CA and the
+/// leaf it signs, a self-signed TLS certificate), its `serve --once` request (signed request
+/// object, request_uri_method=post, DCQL, direct_post.jwt with ECDH-ES), and its verdict.
+@Suite(.serialized) final class OpenID4VPInterop {
+    let home = Harness.temporaryFolder()
+    var env: [String: String] { ["XDG_CONFIG_HOME": home.path] }
+    static let polaris = TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/polaris-oid4vp")
+    static let available = FileManager.default.fileExists(atPath: polaris.path)
+        || ProcessInfo.processInfo.environment["PASSPORT_REQUIRE_E2E"] == "1"
+    static let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+
+    deinit { try? FileManager.default.removeItem(at: home) }
+
+    var pki: URL { home.appendingPathComponent("pki") }
+    var tlsCA: String { pki.appendingPathComponent("tls.pem").path }
+    var anchor: String { pki.appendingPathComponent("anchor.pem").path }
+
+    /// polaris-oid4vp keygen: gives the client_id it prints.
+    func keygen() throws -> String {
+        if let existing = try? String(contentsOf: home.appendingPathComponent("client_id"), encoding: .utf8) { return existing }
+        let r = try Harness.run(Self.polaris, ["keygen", "--out", pki.path, "--host", "localhost"], timeout: 60)
+        try #require(r.status == 0, "keygen failed: \(r.stderr)")
+        let line = try #require(r.stdout.split(separator: "\n").first { $0.contains("client_id") })
+        let clientID = String(try #require(line.split(separator: " ").last))
+        try Data(clientID.utf8).write(to: home.appendingPathComponent("client_id"))
+        return clientID
+    }
+
+    func issue(nationality: Bool = false) throws -> String {
+        let out = home.appendingPathComponent("credential\(nationality ? "-nat" : "")").path
+        if FileManager.default.fileExists(atPath: out) { return out }
+        let r = try Harness.passport(["issue", TestPaths.fixtures.appendingPathComponent("passport").path, "--no-default-trust",
+                                      "--csca", Self.csca, "--out", out] + (nationality ? ["--nationality"] : []), environment: env)
+        try #require(r.status == 0, "issue failed: \(r.stderr)")
+        return out
+    }
+
+    /// A running `polaris-oid4vp serve --once`.
+    final class Server {
+        let process: BackgroundProcess
+        let port: Int
+        var link = ""
+        init(_ arguments: [String], folder: URL, port: Int? = nil) throws {
+            self.port = port ?? Int.random(in: 20_000..<40_000)
+            process = try BackgroundProcess(OpenID4VPInterop.polaris.path,
+                                            ["serve", "--bind", "127.0.0.1", "--host", "localhost", "--port", "\(self.port)", "--once", "--verbose"] + arguments,
+                                            folder: folder, name: "serve-\(self.port)-\(UUID().uuidString.prefix(8))")
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if let found = process.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first(where: { $0.hasPrefix("openid4vp://") }) {
+                    link = String(found)
+                    return
+                }
+                if !process.isRunning { break }
+                usleep(100_000)
+            }
+            process.stop()
+            throw POSIXError(.ETIMEDOUT)
+        }
+        var log: String { process.stderr }
+        func stop() { process.stop() }
+    }
+
+    func serve(claim: String = "age_over_18=true", clientID: String, port: Int? = nil) throws -> Server {
+        let jwks = home.appendingPathComponent("issuer-jwks.json")
+        let keys = try Harness.passport(["keys", "show", "--aud", clientID, "--jwk"], environment: env)
+        try #require(keys.status == 0, "keys show failed: \(keys.stderr)")
+        try Data(keys.stdout.utf8).write(to: jwks)
+        return try Server(["--pki", pki.path, "--issuer-jwks", jwks.path, "--claim", claim,
+                           "--vct", "urn:passport-toolkit:vct:passport-derived:1"], folder: home, port: port)
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func polarisAcceptsOurPresentation() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let server = try serve(clientID: clientID)
+        defer { server.stop() }
+        let saved = home.appendingPathComponent("request.jwt").path
+        let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                      "--yes", "--json", "--save-request", saved], environment: env)
+        #expect(r.status == 0, "present failed: \(r.stderr)\npolaris: \(server.log)")
+        try Harness.expectShape(r, "present-request")
+        let json = try #require(r.json)
+        #expect(json["response_mode"] as? String == "direct_post.jwt")
+        #expect(json["verifier_status"] as? Int == 200)
+        #expect((json["disclosed"] as? [String: [String]]) == ["pid": ["age_over_18"]])
+        #expect((json["verifier"] as? [String: Any])?["client_id"] as? String == clientID)
+        #expect(!server.log.contains("refused"), "polaris: \(server.log)")
+        #expect(server.log.contains("POST /response"))
+        // The same request again: this wallet does not answer a request twice.
+        let again = try Harness.passport(["present", credential, "--request", saved, "--verifier-ca", anchor, "--yes"], environment: env)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already been answered"), "\(again.stderr)")
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func polarisRefusesAnOldRequestAndWeReportIt() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let saved = home.appendingPathComponent("old-request.jwt").path
+        let port: Int
+        do {
+            let first = try serve(clientID: clientID)
+            defer { first.stop() }
+            port = first.port
+            // Closed stdin and no --yes: the request is fetched and saved, nothing is sent.
+            let r = try Harness.passport(["present", credential, "--request", first.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                          "--save-request", saved], environment: env)
+            #expect(r.status == 1)
+            #expect(r.stderr.contains("stdin is closed"), "\(r.stderr)")
+            #expect(!first.log.contains("POST /response"), "something was sent: \(first.log)")
+        }
+        // The verifier, started again on the same address, has forgotten that request (as it
+        // does once it expires): answering it is answering an old request, and it refuses.
+        let second = try serve(clientID: clientID, port: port)
+        defer { second.stop() }
+        let r = try Harness.passport(["present", credential, "--request", saved, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                      "--yes", "--json"], environment: env)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(Self.code(r) == "verifier_refused", "\(r.stdout)")
+        #expect(r.stderr.contains("HTTP 400"), "\(r.stderr)")
+        #expect(second.log.contains("refused"), "polaris: \(second.log)")
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func untrustedVerifierGetsNothing() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let server = try serve(clientID: clientID)
+        defer { server.stop() }
+        // No --verifier-ca: its self-signed TLS certificate is not trusted.
+        let noCA = try Harness.passport(["present", credential, "--request", server.link, "--yes", "--json"], environment: env)
+        #expect(noCA.status == 1, "\(noCA.stderr)")
+        #expect(Self.code(noCA) == "untrusted_verifier", "\(noCA.stdout)")
+        // TLS trusted, but not the CA of its request-object certificate.
+        let noAnchor = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--yes", "--json"], environment: env)
+        #expect(noAnchor.status == 1, "\(noAnchor.stderr)")
+        #expect(Self.code(noAnchor) == "untrusted_verifier", "\(noAnchor.stdout)")
+        #expect(noAnchor.stderr.contains("does not chain"), "\(noAnchor.stderr)")
+        #expect(!server.log.contains("POST /response"), "something was sent: \(server.log)")
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func tamperedRequestObjectIsRefused() throws {
+        let clientID = try keygen()
+        let credential = try issue()
+        let server = try serve(clientID: clientID)
+        defer { server.stop() }
+        let saved = home.appendingPathComponent("to-tamper.jwt").path
+        _ = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                  "--save-request", saved], environment: env)
+        let parts = try String(contentsOfFile: saved, encoding: .utf8).split(separator: ".").map(String.init)
+        try #require(parts.count == 3)
+        var payload = try #require(Self.decode(parts[1]))
+        payload["response_uri"] = "https://localhost:1/elsewhere"
+        let forged = [parts[0], Self.encode(try JSONSerialization.data(withJSONObject: payload)), parts[2]].joined(separator: ".")
+        let file = home.appendingPathComponent("tampered.jwt")
+        try Data(forged.utf8).write(to: file)
+        let r = try Harness.passport(["present", credential, "--request", file.path, "--verifier-ca", anchor, "--yes", "--json"], environment: env)
+        #expect(r.status == 1)
+        #expect(Self.code(r) == "invalid_request_signature", "\(r.stdout) \(r.stderr)")
+        // Unsigned (alg none) where x509_hash requires a signature.
+        let header = Self.encode(Data(#"{"alg":"none"}"#.utf8))
+        try Data("\(header).\(parts[1]).".utf8).write(to: file)
+        let unsigned = try Harness.passport(["present", credential, "--request", file.path, "--verifier-ca", anchor, "--yes", "--json"], environment: env)
+        #expect(unsigned.status == 1)
+        #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
+        #expect(!server.log.contains("POST /response"))
+    }
+
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func claimsWeDoNotHaveOrDidNotAllowAreRefused() throws {
+        let clientID = try keygen()
+        let credential = try issue(nationality: true)
+        do {
+            let server = try serve(claim: "given_name", clientID: clientID)
+            defer { server.stop() }
+            let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                          "--yes", "--json"], environment: env)
+            #expect(r.status == 1)
+            #expect(Self.code(r) == "cannot_satisfy_request")
+            #expect(r.stderr.contains("given_name"), "\(r.stderr)")
+        }
+        let server = try serve(claim: "nationality", clientID: clientID)
+        defer { server.stop() }
+        let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
+                                      "--yes", "--json"], environment: env)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("more than you agreed"), "\(r.stderr)")
+        #expect(!server.log.contains("POST /response"))
+    }
+
+    /// direct_post (unsigned redirect_uri request, plain HTTP on loopback) to a minimal verifier
+    /// whose judgement is our own `passport verify-vp --request` (scripts/interop/minimal_verifier.py).
+    @Test func minimalVerifierOnOurVerifyVP() throws {
+        let credential = try issue()
+        let verifier = try BackgroundProcess("/usr/bin/python3",
+                                             [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
+                                              "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--claim", "is_human"],
+                                             folder: home, name: "minimal")
+        defer { verifier.stop() }
+        var link = ""
+        for _ in 0..<100 where link.isEmpty {
+            link = verifier.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            usleep(100_000)
+        }
+        try #require(link.hasPrefix("openid4vp://"))
+        // Without --insecure-loopback, plain HTTP is refused before anything is sent.
+        let refused = try Harness.passport(["present", credential, "--request", link, "--yes"], environment: env)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("not HTTPS"), "\(refused.stderr)")
+        let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes", "--json"], environment: env)
+        let log = verifier.stderr
+        #expect(r.status == 0, "\(r.stderr)\nverifier: \(log)")
+        try Harness.expectShape(r, "present-request")
+        #expect(r.json?["response_mode"] as? String == "direct_post")
+        #expect((r.json?["disclosed"] as? [String: [String]]) == ["passport": ["age_over_18", "is_human"]])
+        #expect(log.contains("verdict: accepted"), "\(log)")
+    }
+
+    /// direct_post.jwt to the minimal verifier: the response encrypted (ECDH-ES, A256GCM as it
+    /// offers) and opened by our own `verify-vp --decryption-key`.
+    @Test(.enabled(if: available, "the interop virtualenv is missing (run scripts/setup)"))
+    func minimalVerifierEncryptedResponse() throws {
+        let credential = try issue()
+        let verifier = try BackgroundProcess(TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/python").path,
+                                             [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
+                                              "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--encrypted"],
+                                             folder: home, name: "minimal-jwt")
+        defer { verifier.stop() }
+        var link = ""
+        for _ in 0..<100 where link.isEmpty {
+            link = verifier.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            usleep(100_000)
+        }
+        try #require(link.hasPrefix("openid4vp://"))
+        let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes", "--json"], environment: env)
+        #expect(r.status == 0, "\(r.stderr)\nverifier: \(verifier.stderr)")
+        #expect(r.json?["response_mode"] as? String == "direct_post.jwt")
+        #expect(r.json?["encryption"] as? String == "A256GCM")
+        #expect(verifier.stderr.contains("verdict: accepted"), "\(verifier.stderr)")
+    }
+
+    /// verify-vp --request: a vp_token keyed by credential query id, checked against the request.
+    @Test func verifyVPTokenAgainstItsRequest() throws {
+        let credential = try issue(nationality: true)
+        let clientID = "x509_san_dns:rp.example"
+        let request: [String: Any] = [
+            "client_id": clientID, "nonce": "nonce-1", "response_type": "vp_token",
+            "dcql_query": ["credentials": [["id": "pid", "format": "dc+sd-jwt", "meta": ["vct_values": ["urn:passport-toolkit:vct:passport-derived:1"]],
+                                            "claims": [["path": ["age_over_18"], "values": [true]]]]]],
+        ]
+        let requestFile = home.appendingPathComponent("rp-request.json")
+        try JSONSerialization.data(withJSONObject: request).write(to: requestFile)
+        func token(_ disclose: String, nonce: String = "nonce-1") throws -> String {
+            let r = try Harness.passport(["present", credential, "--aud", clientID, "--nonce", nonce, "--disclose", disclose], environment: env)
+            try #require(r.status == 0, "\(r.stderr)")
+            let vp = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            return String(decoding: try JSONSerialization.data(withJSONObject: ["pid": [vp]]), as: UTF8.self)
+        }
+        let ok = try Harness.passport(["verify-vp", try token("age_over_18"), "--request", requestFile.path, "--json"], environment: env)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        try Harness.expectShape(ok, "verify-vp-token")
+        let claims = ((ok.json?["credentials"] as? [String: Any])?["pid"] as? [[String: Any]])?.first?["claims"] as? [String: Any]
+        #expect(claims?["age_over_18"] as? Bool == true)
+        let extra = try Harness.passport(["verify-vp", try token("age_over_18,nationality"), "--request", requestFile.path], environment: env)
+        #expect(extra.status == 1)
+        #expect(extra.stderr.contains("not asked for"), "\(extra.stderr)")
+        let wrongNonce = try Harness.passport(["verify-vp", try token("age_over_18", nonce: "other"), "--request", requestFile.path], environment: env)
+        #expect(wrongNonce.status == 1)
+        #expect(wrongNonce.stderr.contains("another nonce"), "\(wrongNonce.stderr)")
+        let unanswered = try Harness.passport(["verify-vp", #"{"other":["x~"]}"#, "--request", requestFile.path], environment: env)
+        #expect(unanswered.status == 1)
+    }
+
+    /// x509_san_dns: a request object signed with polaris's keygen leaf (SAN DNS:localhost, issued
+    /// by its CA), given by value in the link: accepted up to the question (closed stdin, nothing
+    /// sent), and refused for another DNS name or a response_uri on another host.
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
+    func x509SanDNSRequestObjects() throws {
+        _ = try keygen()
+        let credential = try issue()
+        let python = TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/python")
+        let signer = TestPaths.projectRoot.appendingPathComponent("scripts/interop/sign_request.py").path
+        func link(clientID: String, responseURI: String = "https://localhost:1/response") throws -> String {
+            let now = Int(Date().timeIntervalSince1970)
+            let claims: [String: Any] = [
+                "client_id": clientID, "response_type": "vp_token", "response_mode": "direct_post", "response_uri": responseURI,
+                "nonce": "n-\(UUID().uuidString)", "state": "s", "iat": now, "exp": now + 300,
+                "dcql_query": ["credentials": [["id": "pid", "format": "dc+sd-jwt", "claims": [["path": ["age_over_18"]]]]]],
+            ]
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: claims), as: UTF8.self)
+            let r = try Harness.run(python, [signer, pki.appendingPathComponent("client-key.pem").path, pki.appendingPathComponent("client.pem").path, json])
+            try #require(r.status == 0, "signing failed: \(r.stderr)")
+            let jws = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let encoded = clientID.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? clientID
+            return "openid4vp://?client_id=\(encoded)&request=\(jws)"
+        }
+        let good = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:localhost"), "--verifier-ca", anchor], environment: env)
+        #expect(good.status == 1)
+        #expect(good.stderr.contains("asks for: age_over_18"), "\(good.stderr)")
+        #expect(good.stderr.contains("stdin is closed"), "\(good.stderr)")
+        let otherName = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:verifier.example",
+                                                                                            responseURI: "https://verifier.example/response"),
+                                              "--verifier-ca", anchor, "--json"], environment: env)
+        #expect(Self.code(otherName) == "invalid_request_signature", "\(otherName.stderr)")
+        #expect(otherName.stderr.contains("do not include verifier.example"), "\(otherName.stderr)")
+        let otherHost = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:localhost",
+                                                                                           responseURI: "https://attacker.example/response"),
+                                              "--verifier-ca", anchor, "--json"], environment: env)
+        #expect(Self.code(otherHost) == "invalid_request_object", "\(otherHost.stderr)")
+        let noAnchor = try Harness.passport(["present", credential, "--request", try link(clientID: "x509_san_dns:localhost"), "--json"], environment: env)
+        #expect(Self.code(noAnchor) == "untrusted_verifier", "\(noAnchor.stderr)")
+    }
+
+    /// The `code` of a `--json` error report.
+    static func code(_ result: Harness.Result) -> String? {
+        (result.json?["error"] as? [String: Any])?["code"] as? String
+    }
+
+    static func decode(_ part: String) -> [String: Any]? {
+        var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+
+    static func encode(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
