@@ -35,6 +35,8 @@ let package = Package(
                        providers: [.apt(["libleptonica-dev"])]),
         .systemLibrary(name: "CTesseract", path: "Sources/CTesseract", pkgConfig: "tesseract",
                        providers: [.apt(["libtesseract-dev"])]),
+        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavdevice",
+                       providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
         .target(name: "CUniFFI"),
 
         // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
@@ -50,6 +52,8 @@ let package = Package(
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
         .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica"]),
+        // Video: camera (V4L2) and video-file frames through FFmpeg, read until two frames agree.
+        .target(name: "VideoFrames", dependencies: ["CFFmpeg", "MRZScanner", "MRZ"]),
         .target(name: "Credentials", dependencies: ["PassportCrypto"]),
         .target(name: "Proving", dependencies: ["CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
         // Pipeline: scan → verify → issue, with typed reports.
@@ -61,7 +65,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportCLI", "PassportKit", "Credentials", "ImageCodecs", "MRZScanner",
+            "PassportCLI", "PassportKit", "Credentials", "ImageCodecs", "MRZScanner", "VideoFrames",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [
@@ -73,6 +77,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PassportCrypto", "PassiveAuth", "LDS"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
+        .testTarget(name: "VideoFramesTests", dependencies: ["VideoFrames", "MRZScanner", "MRZ", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
         .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "TestSupport"]),
