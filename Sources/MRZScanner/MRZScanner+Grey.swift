@@ -21,6 +21,7 @@ extension LeptonicaImage {
     /// An 8-bit Leptonica image holding a copy of the grey rows. Leptonica keeps each row as 32-bit
     /// words with the first pixel in the most significant byte (its GET/SET_DATA_BYTE macros).
     static func grey(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int) -> LeptonicaImage? {
+        setMsgSeverity(Int32(L_SEVERITY_NONE)) // Leptonica would otherwise comment on stderr (as in LeptonicaImage.decode).
         guard let image = LeptonicaImage(pixCreate(Int32(width), Int32(height), 8)), let data = pixGetData(image.pix) else { return nil }
         let wordsPerLine = Int(pixGetWpl(image.pix))
         let source = pixels.baseAddress!

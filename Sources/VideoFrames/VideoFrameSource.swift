@@ -58,7 +58,7 @@ public final class VideoFrameSource {
 
     public init(source: String) throws {
         self.source = source
-        av_log_set_level(AV_LOG_ERROR) // FFmpeg's warnings (deprecated pixel formats) are no user's business
+        av_log_set_level(AV_LOG_FATAL) // FFmpeg's own messages: the typed errors below name the source and the reason
         isDevice = source.hasPrefix("/dev/")
         var inputFormat: UnsafePointer<AVInputFormat>?
         if isDevice {
@@ -166,6 +166,6 @@ public final class VideoFrameSource {
     static func message(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard av_strerror(status, &buffer, buffer.count) == 0 else { return "FFmpeg error \(status)" }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -49,7 +49,7 @@ import TestSupport
     }
 
     @Test func videoWithoutReadableMRZIsATypedError() throws {
-        let r = try Harness.run(Harness.passportExecutable, ["ocr", "--camera", Self.video("no-mrz.mp4"), "--json"] + Self.budget)
+        let r = try Harness.run(Harness.passportExecutable, ["ocr", "--camera", Self.video("no-mrz.mp4"), "--json", "--sample-interval", "0.4"] + Self.budget)
         #expect(r.status == 1, "\(r.stderr)")
         let error = try #require(r.json?["error"] as? [String: Any])
         #expect(error["code"] as? String == "no_mrz_agreement")
