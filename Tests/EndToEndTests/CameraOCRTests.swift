@@ -71,6 +71,18 @@ import TestSupport
         #expect(r.stderr.contains("--camera"))
     }
 
+    @Test func scanReadsTheKeyFromTheVideoThenGoesToTheChip() throws {
+        // A reader no one has: the MRZ is read from the video first, then the chip step fails
+        // (no virtual passport is disturbed; the full chip read is ScanThroughPCSCTests' business).
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("camera-scan-\(UUID().uuidString)")
+        let r = try Harness.run(Harness.passportExecutable, ["scan", "--camera", Self.video("slide-in.mp4"), "--reader", "no-such-reader-camera-test",
+                                                             "--out", out.path, "--json"])
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("Two frames agree"))
+        #expect(r.stderr.contains("Read the MRZ from \(try Self.video("slide-in.mp4")) (TD3, check digits valid)"))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     /// scripts/check-json-schema against docs/schemas/ocr.schema.json.
     func checkSchema(_ stdout: String) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("camera-ocr-\(UUID().uuidString).json")
