@@ -105,6 +105,11 @@ public final class MRZScanner {
         guard let decoded = LeptonicaImage.decode(imageData) else { throw MRZScanError.undecodableImage }
         // A phone photo stored sideways, with the EXIF tag saying how to turn it.
         let upright = ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
+        return try scan(upright: upright, deadline: deadline)
+    }
+
+    /// The search on a decoded, upright image (a photo, or a video frame: MRZScanner+Grey.swift).
+    func scan(upright: LeptonicaImage, deadline: Deadline) throws -> MRZScanResult {
         // Marks in strong colour (a red pen, a highlighter, a box drawn round the zone): each pixel
         // its lightest channel first, which keeps the black print only; else luminance first.
         let marked = upright.strongColourShare() > colourMarkShare

@@ -4,9 +4,16 @@ import Foundation
 import MRZ
 import MRZScanner
 import PassportKit
+import VideoFrames
 
 /// Reads the MRZ from a photo, explaining on stderr when the fallback model is in use.
 func scanMRZImage(_ path: String, tessdata: String?, timeBudget: Double? = nil) throws -> (MRZScanResult, MRZModel) {
+    let (scanner, model) = try makeMRZScanner(tessdata: tessdata, timeBudget: timeBudget)
+    return (try scanner.scan(imageAt: path), model)
+}
+
+/// The scanner `passport ocr` and `passport scan` use, explaining on stderr when the fallback model is in use.
+func makeMRZScanner(tessdata: String?, timeBudget: Double?) throws -> (MRZScanner, MRZModel) {
     let model = try MRZModel.locate(explicit: tessdata)
     if model.isFallback {
         printError("warning: the MRZ model (mrz.traineddata) was not found; using Tesseract's general English model, "
@@ -14,30 +21,106 @@ func scanMRZImage(_ path: String, tessdata: String?, timeBudget: Double? = nil) 
     }
     let scanner = try MRZScanner(model: model)
     if let timeBudget { scanner.timeBudget = timeBudget }
-    return (try scanner.scan(imageAt: path), model)
+    return (scanner, model)
+}
+
+/// Reads the MRZ from a camera (V4L2 device) or a video file until two frames agree, with
+/// progress on stderr.
+func scanMRZCamera(_ source: String, tessdata: String?, timeBudget: Double? = nil, sampleInterval: Double? = nil,
+                   maxSeconds: Double? = nil) throws -> (VideoMRZReading, MRZModel) {
+    let (scanner, model) = try makeMRZScanner(tessdata: tessdata, timeBudget: timeBudget)
+    let video = try VideoFrameSource(source: source)
+    printError("Reading the MRZ from \(video.isDevice ? "camera" : "video") \(source)"
+        + (video.frameRate.map { String(format: " (%.0f frames/s)", $0) } ?? "") + ": hold the data page still, MRZ in view.")
+    let reader = VideoMRZReader(scanner: scanner)
+    if let sampleInterval { reader.sampleInterval = sampleInterval }
+    if let maxSeconds { reader.maxSeconds = maxSeconds }
+    reader.progress = { printError($0) }
+    let reading = try reader.read(video)
+    printError(String(format: "Two frames agree (frames %d and %d): %d frames decoded, %d scanned, %.1f s.",
+                      reading.agreeingFrames[0], reading.agreeingFrames[1], reading.framesDecoded, reading.framesScanned, reading.seconds))
+    return (reading, model)
+}
+
+/// `passport ocr --camera --json`: the OCR report with what was read from the video (additive).
+struct CameraOCRReport: Encodable {
+    struct Camera: Encodable {
+        let source: String
+        let framesDecoded: Int
+        let framesScanned: Int
+        let agreeingFrames: [Int]
+        let seconds: Double
+        enum CodingKeys: String, CodingKey {
+            case source, seconds
+            case framesDecoded = "frames_decoded", framesScanned = "frames_scanned", agreeingFrames = "agreeing_frames"
+        }
+    }
+    let report: OCRReport
+    let camera: Camera
+    enum CodingKeys: String, CodingKey { case camera }
+    func encode(to encoder: Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(camera, forKey: .camera)
+    }
+}
+
+extension VideoSourceError: ReportableError {
+    public var code: String { "camera_error" }
+    public var exitStatus: Int32 { ExitStatus.environment }
+}
+
+extension VideoMRZError: ReportableError {
+    public var code: String { "no_mrz_agreement" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
 }
 
 struct OCRCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ocr",
-        abstract: "Read the MRZ from a photo of the data page (Tesseract), correct it with its check digits.")
+        abstract: "Read the MRZ from a photo of the data page, or from a camera or video (Tesseract), correct it with its check digits.")
 
-    @Argument(help: "The image (JPEG, PNG, TIFF, BMP, PNM or JPEG 2000).") var image: String
+    @Argument(help: "The image (JPEG, PNG, TIFF, BMP, PNM or JPEG 2000).") var image: String?
+    @Option(help: ArgumentHelp("Read from a camera (V4L2 device such as /dev/video0) or a video file until two frames agree on the MRZ.",
+                               valueName: "source")) var camera: String?
     @Option(help: "Folder holding mrz.traineddata (default: searched, see README).") var tessdata: String?
-    @Option(help: "Seconds the search may take before the image is refused (default 1).") var timeBudget: Double?
+    @Option(help: "Seconds the search may take before an image (or a video frame) is refused (default 1).") var timeBudget: Double?
+    @Option(help: "With --camera: seconds of video between two frames read (default 0.2; a camera also skips the frames captured during a read).")
+    var sampleInterval: Double?
+    @Option(help: "With --camera: seconds before giving up (default 60).") var cameraTimeout: Double?
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func validate() throws {
         if let timeBudget, !(timeBudget > 0) { throw ValidationError("--time-budget must be a positive number of seconds.") }
+        if (image == nil) == (camera == nil) { throw ValidationError("Give an image or --camera SOURCE (one of them).") }
+        if camera == nil && (sampleInterval != nil || cameraTimeout != nil) {
+            throw ValidationError("--sample-interval and --camera-timeout go with --camera.")
+        }
+        if let sampleInterval, !(sampleInterval >= 0) { throw ValidationError("--sample-interval must be 0 or more seconds.") }
+        if let cameraTimeout, !(cameraTimeout > 0) { throw ValidationError("--camera-timeout must be a positive number of seconds.") }
     }
 
     func run() throws {
         do {
-            let (result, model) = try scanMRZImage(image, tessdata: tessdata, timeBudget: timeBudget)
+            let result: MRZScanResult, model: MRZModel, cameraInfo: CameraOCRReport.Camera?
+            if let camera {
+                let (reading, videoModel) = try scanMRZCamera(camera, tessdata: tessdata, timeBudget: timeBudget,
+                                                              sampleInterval: sampleInterval, maxSeconds: cameraTimeout)
+                result = reading.result
+                model = videoModel
+                cameraInfo = .init(source: camera, framesDecoded: reading.framesDecoded, framesScanned: reading.framesScanned,
+                                   agreeingFrames: reading.agreeingFrames, seconds: (reading.seconds * 1000).rounded() / 1000)
+            } else {
+                let (imageResult, imageModel) = try scanMRZImage(image!, tessdata: tessdata, timeBudget: timeBudget)
+                result = imageResult
+                model = imageModel
+                cameraInfo = nil
+            }
             let mrz = result.mrz
             if json {
-                printJSON(OCRReport(mrz: mrz, recognisedLines: result.recognisedLines, corrections: result.corrections,
-                                    model: model.language, skewDegrees: result.skewDegrees))
+                let report = OCRReport(mrz: mrz, recognisedLines: result.recognisedLines, corrections: result.corrections,
+                                       model: model.language, skewDegrees: result.skewDegrees)
+                if let cameraInfo { printJSON(CameraOCRReport(report: report, camera: cameraInfo)) } else { printJSON(report) }
             } else {
                 for line in mrz.lines { print(line) }
                 print("")

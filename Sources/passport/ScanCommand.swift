@@ -23,7 +23,11 @@ struct ScanCommand: ParsableCommand {
     @Argument(help: "With --nfc: the libnfc connstring, e.g. pn532_uart:/dev/ttyUSB0 (default: the first device).") var connstring: String?
     @Option(help: "The MRZ lines, separated by a newline or a literal \\n.") var mrz: String?
     @Option(help: "A photo of the data page; the access key is read from its MRZ.") var mrzImage: String?
-    @Option(help: "With --mrz-image: folder holding mrz.traineddata (default: searched).") var tessdata: String?
+    @Option(help: ArgumentHelp("A camera (/dev/video0) or video file; the access key is read from the MRZ two frames agree on.",
+                               valueName: "source")) var camera: String?
+    @Option(help: "With --mrz-image or --camera: folder holding mrz.traineddata (default: searched).") var tessdata: String?
+    @Option(help: "With --mrz-image or --camera: seconds the search may take before an image (or a frame) is refused (default 1).")
+    var timeBudget: Double?
     @Option(help: "Document number as printed in the MRZ.") var documentNumber: String?
     @Option(help: "Birth date YYMMDD.") var birth: String?
     @Option(help: "Expiry date YYMMDD.") var expiry: String?
@@ -42,22 +46,28 @@ struct ScanCommand: ParsableCommand {
 
     func validate() throws {
         if connstring != nil && !nfc { throw ValidationError("A connstring is only taken with --nfc.") }
+        if let timeBudget, !(timeBudget > 0) { throw ValidationError("--time-budget must be a positive number of seconds.") }
         if !(0...3600).contains(resumeWait) { throw ValidationError("--resume-wait takes 0 to 3600 seconds (0: fail as soon as the passport leaves).") }
         let fields = [documentNumber, birth, expiry].compactMap { $0 }
-        if mrz == nil && mrzImage == nil && fields.count != 3 && can == nil {
+        if mrz == nil && mrzImage == nil && camera == nil && fields.count != 3 && can == nil {
             throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", --mrz-image PHOTO, or --document-number, --birth and --expiry, or --can.")
         }
         if !fields.isEmpty && fields.count != 3 {
             throw ValidationError("Give all three of --document-number, --birth and --expiry.")
         }
-        if [mrz != nil, mrzImage != nil, !fields.isEmpty].filter({ $0 }).count > 1 {
-            throw ValidationError("Give the MRZ one way only: --mrz, --mrz-image or the three fields.")
+        if [mrz != nil, mrzImage != nil, camera != nil, !fields.isEmpty].filter({ $0 }).count > 1 {
+            throw ValidationError("Give the MRZ one way only: --mrz, --mrz-image, --camera or the three fields.")
         }
     }
 
     func accessKey() throws -> MRZAccessKey? {
+        if let camera {
+            let (reading, _) = try scanMRZCamera(camera, tessdata: tessdata, timeBudget: timeBudget)
+            printError("Read the MRZ from \(camera) (\(reading.result.mrz.format.rawValue.uppercased()), check digits valid); waiting for the chip.")
+            return reading.result.mrz.accessKey
+        }
         if let mrzImage {
-            let (result, _) = try scanMRZImage(mrzImage, tessdata: tessdata)
+            let (result, _) = try scanMRZImage(mrzImage, tessdata: tessdata, timeBudget: timeBudget)
             printError("Read the MRZ from \(mrzImage) (\(result.mrz.format.rawValue.uppercased()), check digits valid).")
             return result.mrz.accessKey
         }

@@ -40,7 +40,7 @@ import TestSupport
     }
 
     @Test func ocrOfAGeneratedCard() throws {
-        let r = try run(["ocr", Self.fixture("ocr/card-td1.jpg")], status: 0, shape: "ocr")
+        let r = try run(["ocr", Self.fixture("ocr/card-td1.jpg"), "--time-budget", "20"], status: 0, shape: "ocr")
         #expect((r.json?["fields"] as? [String: Any])?["format"] as? String == "TD1")
     }
 
