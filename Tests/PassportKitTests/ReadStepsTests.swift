@@ -322,10 +322,8 @@ enum ICAO {
         bench.complete()
     }
 
-    /// The passport leaves the reader in DG2 and comes back: access again with the same key,
-    /// EF.COM read again and unchanged (the same document), DG2 selected and read on from where
-    /// it stopped; the interruption is recorded.
-    @Test func aCardThatComesBackIsReadOnWhereItStopped() throws {
+    /// EF.COM read, then DG2 interrupted after 231 bytes; the card comes back and BAC runs again.
+    static func dg2InterruptedAt231() throws -> (ReaderBench, ReadSession, [UInt8]) {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         session.resumeWait = 5
@@ -336,6 +334,14 @@ enum ICAO {
         bench.chip.transport.append([.matching("READ BINARY at 231", { _ in true }) { _ in throw CardIOError.cardRemoved }])
         bench.chip.transport.returnsAfterRemoval = { true }
         try bench.chip.expectBAC(ReadTestData.accessKey)
+        return (bench, session, com)
+    }
+
+    /// The passport leaves the reader in DG2 and comes back: access again with the same key,
+    /// EF.COM read again and unchanged (the same document), DG2 selected and read on from where
+    /// it stopped; the interruption is recorded.
+    @Test func aCardThatComesBackIsReadOnWhereItStopped() throws {
+        let (bench, session, com) = try Self.dg2InterruptedAt231()
         bench.chip.expectFile(.com, com)
         bench.chip.expectSecure(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x02]), ResponseAPDU(data: [], status: .success))
         bench.chip.expectFile(.dataGroup(2), Self.dg2, from: 231)
@@ -348,16 +354,7 @@ enum ICAO {
 
     /// Another document came back (its EF.COM differs): nothing of it is taken.
     @Test func anotherDocumentAfterTheInterruptionIsRefused() throws {
-        let bench = ReaderBench()
-        let session = try bench.bacSession()
-        session.resumeWait = 5
-        let com = try ReadTestData.fixture("passport/COM.bin")
-        bench.chip.expectFile(.com, com)
-        try session.readFile(.com)
-        bench.chip.expectSecure(ScriptedChip.readBinary(shortFID: 2, ne: 231), ResponseAPDU(data: Array(Self.dg2[0..<231]), status: .success))
-        bench.chip.transport.append([.matching("READ BINARY at 231", { _ in true }) { _ in throw CardIOError.cardRemoved }])
-        bench.chip.transport.returnsAfterRemoval = { true }
-        try bench.chip.expectBAC(ReadTestData.accessKey)
+        let (bench, session, com) = try Self.dg2InterruptedAt231()
         var other = com
         other[other.count - 1] ^= 0x01
         bench.chip.expectFile(.com, other)
