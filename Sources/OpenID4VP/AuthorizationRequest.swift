@@ -15,7 +15,7 @@ public struct AuthorizationRequestReference: Sendable {
     public let parameters: [String: String]
 
     public init(_ text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(FormEncoding.trimmed(text))
         guard !trimmed.isEmpty else { throw OpenID4VPError.badReference("it is empty") }
         var query = trimmed
         if let schemeEnd = trimmed.range(of: "://"), !trimmed.hasPrefix("http") {
@@ -28,11 +28,10 @@ public struct AuthorizationRequestReference: Sendable {
         var parameters: [String: String] = [:]
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = parts[0].replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+            guard let name = FormEncoding.decode(parts[0]) else {
                 throw OpenID4VPError.badReference("a parameter name is not percent-encoded UTF-8")
             }
-            let raw = parts.count > 1 ? String(parts[1]) : ""
-            guard let value = raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding else {
+            guard let value = FormEncoding.decode(parts.count > 1 ? parts[1] : "") else {
                 throw OpenID4VPError.badReference("the value of \(name) is not percent-encoded UTF-8")
             }
             guard parameters.updateValue(value, forKey: name) == nil else { throw OpenID4VPError.badReference("\(name) is given twice") }
@@ -113,7 +112,7 @@ public struct AuthorizationRequest: @unchecked Sendable {
     /// Checks a request object (compact JWS) received for `reference`.
     public static func verify(requestObject compact: String, clientID: String, policy: Policy) throws -> AuthorizationRequest {
         let client = ClientIdentifier(clientID)
-        let trimmed = compact.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(FormEncoding.trimmed(compact))
         let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 5 { throw OpenID4VPError.badRequest("the request object is encrypted (JWE); this wallet does not ask for encrypted request objects") }
         guard parts.count == 3 else { throw OpenID4VPError.badSignature("the request object is not a compact JWS (three base64url parts)") }

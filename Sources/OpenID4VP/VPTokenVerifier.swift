@@ -20,7 +20,7 @@ public struct VPTokenVerifier: @unchecked Sendable {
     /// `request`: the request object the relying party sent (compact JWS, its own, so not
     /// checked again) or its JSON payload.
     public init(request text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(FormEncoding.trimmed(text))
         var object: [String: Any]?
         if trimmed.hasPrefix("{") {
             object = (try? JSONSerialization.jsonObject(with: Data(trimmed.utf8))) as? [String: Any]
@@ -41,7 +41,7 @@ public struct VPTokenVerifier: @unchecked Sendable {
     /// Parses a vp_token given as JSON text (an object of arrays of strings; a bare string per
     /// id is accepted as a one-element array).
     public static func parseToken(_ text: String) throws -> [String: [String]] {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.trimmingCharacters(in: .whitespacesAndNewlines).utf8))) as? [String: Any] else {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(String(FormEncoding.trimmed(text)).utf8))) as? [String: Any] else {
             throw OpenID4VPError.invalidResponse("the vp_token is not a JSON object keyed by credential query id")
         }
         var out: [String: [String]] = [:]
@@ -56,8 +56,8 @@ public struct VPTokenVerifier: @unchecked Sendable {
     /// Opens a direct_post.jwt `response` (a JWE encrypted to the relying party's key) and gives
     /// its vp_token after checking its state against the request's.
     public func open(response text: String, key: P256PrivateKeyHandle) throws -> [String: [String]] {
-        var compact = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if compact.hasPrefix("response=") { compact = String(compact.dropFirst(9)).removingPercentEncoding ?? compact }
+        var compact = String(FormEncoding.trimmed(text))
+        if compact.hasPrefix("response=") { compact = FormEncoding.decode(compact.dropFirst(9)) ?? compact }
         let (_, plain) = try JWE.decrypt(compact, with: key)
         guard let payload = try? CanonicalJSON.object(plain) else { throw OpenID4VPError.invalidResponse("the decrypted response is not a JSON object") }
         if let error = payload["error"] { throw OpenID4VPError.invalidResponse("the wallet answered with the error \(error)") }

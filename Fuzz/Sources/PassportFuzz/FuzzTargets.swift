@@ -125,7 +125,6 @@ public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePo
 /// The OpenID4VP request: the text a verifier shows (URL or parameters) and a request object
 /// for each client identifier prefix (x509 ones reach the certificate parsing and chain check).
 func fuzzRequest(_ text: String) {
-    _ = try? AuthorizationRequestReference(text)
     var policy = AuthorizationRequest.Policy()
     policy.systemStore = false
     policy.insecureLoopback = true
