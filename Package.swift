@@ -43,6 +43,9 @@ let package = Package(
                        providers: [.apt(["libtesseract-dev"])]),
         .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavdevice",
                        providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        // PKCS#11 headers only (p11-kit's); a token's module is opened with dlopen at run time.
+        .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", pkgConfig: "p11-kit-1",
+                       providers: [.apt(["libp11-kit-dev"])]),
         .target(name: "CUniFFI"),
 
         // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
@@ -61,6 +64,8 @@ let package = Package(
         // Video: camera (V4L2) and video-file frames through FFmpeg, read until two frames agree.
         .target(name: "VideoFrames", dependencies: ["CFFmpeg", "MRZScanner", "MRZ"]),
         .target(name: "Credentials", dependencies: ["PassportCrypto"]),
+        // The holder key on a hardware token (PKCS#11: YubiKey PIV, Nitrokey, smart cards, SoftHSM).
+        .target(name: "TokenKeys", dependencies: ["CPKCS11", "Credentials", "PassportCrypto"]),
         // OpenID4VP 1.0: request objects (JAR, x509_hash / x509_san_dns), DCQL, vp_token and
         // direct_post.jwt responses (JWE ECDH-ES) — parsing and checks, no network (fuzzed).
         .target(name: "OpenID4VP", dependencies: ["Credentials", "PassportCrypto", "COpenSSL"]),
@@ -83,7 +88,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportCLI", "PassportKit", "Credentials", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
+            "PassportCLI", "PassportKit", "Credentials", "TokenKeys", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [

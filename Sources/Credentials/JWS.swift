@@ -10,7 +10,7 @@ public struct CompactJWS {
     public let compact: String
 
     /// Signs `payload` with `key`; `header` gets `alg: ES256` added.
-    public static func sign(header: [String: Any], payload: [String: Any], key: P256PrivateKey) throws -> String {
+    public static func sign(header: [String: Any], payload: [String: Any], key: any ES256Signer) throws -> String {
         var protected = header
         protected["alg"] = "ES256"
         let input = Base64URL.encode(Array(try CanonicalJSON.data(protected))) + "." + Base64URL.encode(Array(try CanonicalJSON.data(payload)))

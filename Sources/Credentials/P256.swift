@@ -48,8 +48,16 @@ public struct P256PublicKey: Sendable, Equatable, Hashable {
     }
 }
 
+/// Whatever makes ES256 signatures for a key: a key in memory (`P256PrivateKey`) or a key that
+/// never leaves a hardware token (PKCS#11).
+public protocol ES256Signer: AnyObject {
+    var publicKey: P256PublicKey { get }
+    /// ES256: ECDSA P-256 over SHA-256(message), as r‖s (64 bytes, RFC 7518 §3.4).
+    func sign(_ message: [UInt8]) throws -> [UInt8]
+}
+
 /// A P-256 private key held by OpenSSL. The scalar is copied out only to be encrypted for storage.
-public final class P256PrivateKey: @unchecked Sendable {
+public final class P256PrivateKey: ES256Signer, @unchecked Sendable {
     let key: OpaquePointer
     public let publicKey: P256PublicKey
 

@@ -26,6 +26,12 @@ public struct DerivedClaims: @unchecked Sendable {
         self.expiry = expiry
     }
 
+    /// One line for a confirmation prompt: the claims as they will be signed (evidence by its kind only).
+    public var summary: String {
+        claims.filter { $0.0 != "evidence" }.map { "\($0.0)=\($0.1)" }.joined(separator: ", ") + ", evidence: passive authentication"
+            + (evidence["zero_knowledge_proof"] != nil ? " and a zero-knowledge proof" : "")
+    }
+
     /// Claim name → JSON value, in a fixed order.
     public var claims: [(String, Any)] {
         var list: [(String, Any)] = [("age_over_18", ageOver18), ("is_human", isHuman)]
@@ -61,7 +67,7 @@ public enum PassportCredential {
 
     /// A credential for `key`'s DID about itself: SD-JWT VC (every claim selectively disclosable,
     /// with decoys) or VC-JWT. `disclose` limits the claims put in (VC-JWT) or released (SD-JWT).
-    public static func issue(_ claims: DerivedClaims, format: CredentialFormat, key: P256PrivateKey,
+    public static func issue(_ claims: DerivedClaims, format: CredentialFormat, key: any ES256Signer,
                              now: Date = Date(), disclose: Set<String>? = nil) throws -> String {
         let did = DIDKey.did(for: key.publicKey)
         let kid = DIDKey.verificationMethod(for: did)

@@ -16,8 +16,6 @@ public enum OpenID4VPError: Error, Equatable, Sendable, CustomStringConvertible 
     case badQuery(String)
     /// The request asks for something this wallet does not hold or the person did not agree to.
     case cannotSatisfy(String)
-    /// The person said no (or could not be asked).
-    case declined(String)
     /// The verifier answered the response with an error.
     case verifierRefused(status: Int, error: String, description: String?)
     /// A vp_token (verifier side) does not answer its request.
@@ -34,7 +32,6 @@ public enum OpenID4VPError: Error, Equatable, Sendable, CustomStringConvertible 
         case .badRequest(let why): return "Request object: \(why). Nothing was sent."
         case .badQuery(let why): return "DCQL query: \(why). Nothing was sent."
         case .cannotSatisfy(let why): return "Refusing the request: \(why). Nothing was sent."
-        case .declined(let why): return "Not sent: \(why)."
         case .verifierRefused(let status, let error, let text):
             return "The verifier refused the presentation: HTTP \(status), error \(error)" + (text.map { " (\($0))" } ?? "") + "."
         case .invalidResponse(let why): return "vp_token: \(why)."
@@ -52,7 +49,6 @@ public enum OpenID4VPError: Error, Equatable, Sendable, CustomStringConvertible 
         case .badRequest: return "invalid_request_object"
         case .badQuery: return "invalid_dcql_query"
         case .cannotSatisfy: return "cannot_satisfy_request"
-        case .declined: return "declined"
         case .verifierRefused: return "verifier_refused"
         case .invalidResponse: return "invalid_presentation"
         case .usage: return "usage"

@@ -38,10 +38,13 @@ public enum CredentialIssuer {
         }
     }
 
-    public static func issue(dump: DumpFolder, trust: TrustStore, keyStore: KeyStore, format: CredentialFormat,
+    /// Verifies `dump`, derives the claims, then signs them with the key `holder` gives (asked for
+    /// only once the dump passed) after `confirm` accepted them (it throws to stop; nothing is signed).
+    public static func issue(dump: DumpFolder, trust: TrustStore, holder: () throws -> any ES256Signer, format: CredentialFormat,
                              includeNationality: Bool, prover: ProverChoice,
                              proverConfiguration: Result<ProverRunner.Configuration?, ProverSettings.Problem> = .success(nil),
-                             proverRunner: ProverRunner = .besideCurrentExecutable(), now: Date = Date()) throws -> Outcome {
+                             proverRunner: ProverRunner = .besideCurrentExecutable(), now: Date = Date(),
+                             confirm: (_ claims: DerivedClaims, _ holderDID: String) throws -> Void = { _, _ in }) throws -> Outcome {
         let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
         guard report.passed else { throw IssueError.notVerified(report.failures) }
         guard let dg1Bytes = dump.files[.dataGroup(1)],
@@ -108,7 +111,8 @@ public enum CredentialIssuer {
                                    nationality: includeNationality ? mrz.nationality : nil,
                                    verificationMethod: fallbackReason == nil ? "ZKP Verified" : "NFC Verified",
                                    evidence: evidence, expiry: expiryEnd)
-        let key = try keyStore.holderKey()
+        let key = try holder()
+        try confirm(claims, DIDKey.did(for: key.publicKey))
         let credential = try PassportCredential.issue(claims, format: format, key: key, now: now)
         return Outcome(credential: credential, format: format, holderDID: DIDKey.did(for: key.publicKey), claims: claims,
                        proverFallbackReason: fallbackReason, passiveAuthentication: report)

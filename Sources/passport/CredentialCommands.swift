@@ -7,6 +7,7 @@ import LDS
 import PassportKit
 import OpenID4VP
 import OpenID4VPClient
+import TokenKeys
 
 extension CredentialFormat: ExpressibleByArgument {}
 extension CredentialIssuer.ProverChoice: ExpressibleByArgument {}
@@ -19,7 +20,8 @@ struct IssueCommand: ParsableCommand {
         The dump must pass passive authentication (same trust flags as `passport verify`). The credential
         carries no MRZ data: only age_over_18, is_human, nationality (with --nationality), the trust level
         and how the passport was checked. It is signed by your holder key (did:key, P-256) from the key
-        store in \(KeyStore.defaultFolder.path).
+        store in \(KeyStore.defaultFolder.path), or on your token after `passport keys init --pkcs11`.
+        What will be signed is shown and you are asked first (--yes in scripts; a closed stdin signs nothing).
         """)
 
     @Argument(help: "The dump folder.") var dump: String
@@ -30,15 +32,24 @@ struct IssueCommand: ParsableCommand {
     @Option(help: "The folder of zkPassport's compiled circuits (nargo JSON, named <package>.json).") var proverCircuits: String?
     @Flag(help: "Also include the holder's nationality.") var nationality = false
     @Option(help: "Write the credential to this file (mode 0600) instead of stdout.") var out: String?
+    @Flag(help: "Sign without asking (scripts). Without it, the answer is asked on stdin; closed stdin signs nothing.") var yes = false
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
         do {
             let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
             let trust = try trustOptions.sources.load()
-            let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, keyStore: KeyStore(), format: format,
+            let store = KeyStore()
+            let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, holder: { try HolderKey.resolve(store) }, format: format,
                                                      includeNationality: nationality, prover: prover,
-                                                     proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuits: proverCircuits))
+                                                     proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuits: proverCircuits),
+                                                     confirm: { claims, did in
+                let location = (try? HolderToken.recorded(in: store.folder)).map { "on token \"\($0.tokenLabel)\"" } ?? "in \(store.folder.path)"
+                try confirm(["The passport passed verification. A \(format.rawValue) credential will be signed by your holder key \(did) (\(location)):",
+                             "  " + claims.summary,
+                             "  valid until \(ISO8601DateFormatter().string(from: claims.expiry))"],
+                            question: "Sign", action: "signed", yes: yes)
+            })
             if let out { try writePrivateFile(Data(outcome.credential.utf8), to: out) }
             if let reason = outcome.proverFallbackReason { printError("note: \(reason)") }
             if json {
@@ -84,14 +95,14 @@ struct PresentCommand: ParsableCommand {
     @Option(name: .customLong("verifier-ca"), help: "A PEM file of CA certificates trusted for the verifier's TLS and request-object certificates (repeatable).") var verifierCA: [String] = []
     @Option(help: "Claims you agree to disclose to a --request verifier, comma-separated; a request asking for more is refused.") var allow = "age_over_18,is_human"
     @Flag(help: "Allow an http:// request_uri and response_uri on loopback (tests only).") var insecureLoopback = false
-    @Flag(help: "Send without asking (scripts). Without it, the answer is asked on stdin; closed stdin sends nothing.") var yes = false
+    @Flag(help: "Sign and send without asking (scripts). Without it, the answer is asked on stdin; closed stdin releases nothing.") var yes = false
     @Option(help: "Also write the checked request object to this file (for `passport verify-vp --request`).") var saveRequest: String?
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
         do {
             let store = KeyStore()
-            let holder = try store.holderKey()
+            let holder = try HolderKey.resolve(store)
             let (claims, format) = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
             if let request {
                 try answer(request, claims: claims, store: store)
@@ -100,6 +111,9 @@ struct PresentCommand: ParsableCommand {
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
             let pairwise = try store.pairwiseKey(for: aud)
             let chosen = Set(disclose.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your pairwise DID for it, \(DIDKey.did(for: pairwise.publicKey)),",
+                         "disclosing: \(claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", "))."],
+                        question: "Sign", action: "signed", yes: yes)
             let token = try PassportCredential.present(claims, format: format, disclose: chosen, audience: aud, nonce: nonce, key: pairwise)
             if json {
                 printJSON(PresentReport(token: token, format: format, did: DIDKey.did(for: pairwise.publicKey), disclosed: chosen))
@@ -131,17 +145,11 @@ struct PresentCommand: ParsableCommand {
         let who = request.signer.map { "\(request.clientID) (certificate \($0.subject)\($0.dnsNames.isEmpty ? "" : ", DNS \($0.dnsNames.joined(separator: ", "))"))" }
             ?? "\(request.clientID) (unsigned request)"
         let what = selection.answers.map { "\($0.claims.isEmpty ? "no claim" : $0.claims.joined(separator: ", ")) (query \($0.queryID))" }.joined(separator: "; ")
-        printError("Verifier \(who) asks for: \(what).")
-        printError("The answer goes to \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : "")).")
-        if !yes {
-            FileHandle.standardError.write(Data("Send? [y/N] ".utf8))
-            guard let line = readLine() else { throw OpenID4VPError.declined("stdin is closed and --yes was not given, so nobody agreed") }
-            guard ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw OpenID4VPError.declined("you answered \"\(line)\"")
-            }
-        }
-
         let pairwise = try store.pairwiseKey(forClientID: request.clientID)
+        try confirm(["Verifier \(who) asks for: \(what).",
+                     "The answer, signed under your pairwise DID for it (\(DIDKey.did(for: pairwise.publicKey))), goes to \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : ""))."],
+                    question: "Send", action: "sent", yes: yes)
+
         var vpToken: [String: [String]] = [:]
         for answer in selection.answers {
             vpToken[answer.queryID] = [try PassportCredential.present(claims, format: .sdJWT, disclose: Set(answer.claims),

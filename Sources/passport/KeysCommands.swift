@@ -2,10 +2,12 @@ import ArgumentParser
 import PassportCLI
 import Credentials
 import Foundation
+import PassportKit
+import TokenKeys
 
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keys", abstract: "The holder's keys.", subcommands: [KeysShowCommand.self])
+        commandName: "keys", abstract: "The holder's keys.", subcommands: [KeysShowCommand.self, KeysInitCommand.self])
 }
 
 struct KeysShowCommand: ParsableCommand {
@@ -22,7 +24,7 @@ struct KeysShowCommand: ParsableCommand {
             let store = KeyStore()
             let key = try aud.map { aud in
                 aud.hasPrefix("https://") || aud.hasPrefix("http://") ? try store.pairwiseKey(for: aud) : try store.pairwiseKey(forClientID: aud)
-            } ?? store.holderKey()
+            } ?? HolderKey.resolve(store)
             let did = DIDKey.did(for: key.publicKey)
             if jwk {
                 var entry: [String: Any] = key.publicKey.jwk
@@ -37,4 +39,82 @@ struct KeysShowCommand: ParsableCommand {
             throw fail(error, json: false)
         }
     }
+}
+
+struct KeysInitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create the holder key, or (--pkcs11) put it on a hardware token: YubiKey PIV, Nitrokey, a smart card, SoftHSM.",
+        discussion: """
+        With --pkcs11 MODULE, finds the P-256 key labelled --key-label on the token (the only token \
+        present, or the one in --slot) or makes one there; the private key never leaves the token and \
+        every credential is signed there after the token's PIN (asked on the terminal, or \
+        PASSPORT_PKCS11_PIN for scripts). The key store keeps only the token's name and the public key \
+        (holder-token.json). Pairwise keys (one per verifier) stay in the key store.
+        """)
+
+    @Option(help: "The token's PKCS#11 module, e.g. /usr/lib/x86_64-linux-gnu/libykcs11.so or /usr/lib/softhsm/libsofthsm2.so.") var pkcs11: String?
+    @Option(help: "The token's slot ID (when several tokens are present).") var slot: UInt?
+    @Option(help: "The label of the key on the token.") var keyLabel = HolderToken.defaultKeyLabel
+    @Flag(help: "Put the holder key on the token even though a software holder key exists (it is renamed, not deleted).") var replace = false
+    @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func run() throws {
+        do {
+            let store = KeyStore()
+            guard let pkcs11 else {
+                let key = try HolderKey.resolve(store)
+                let did = DIDKey.did(for: key.publicKey)
+                if json { printJSON(KeysInitReport(did: did, location: key is HolderToken ? "token" : "key_store", token: nil, created: nil)) } else { print(did) }
+                return
+            }
+            let (token, created) = try HolderToken.initialise(module: pkcs11, slot: slot, keyLabel: keyLabel, folder: store.folder, replace: replace)
+            let did = DIDKey.did(for: token.publicKey)
+            if json {
+                printJSON(KeysInitReport(did: did, location: "token", token: .init(label: token.tokenLabel, serial: token.tokenSerial,
+                                                                                  keyLabel: token.keyLabel, module: token.module), created: created))
+            } else {
+                print(did)
+                printError("Holder key \(created ? "made" : "found") on token \"\(token.tokenLabel)\" (serial \(token.tokenSerial)), label \"\(token.keyLabel)\".")
+            }
+        } catch {
+            throw fail(error, json: json)
+        }
+    }
+}
+
+/// `docs/schemas/keys-init.schema.json`; `token` and `created` only with --pkcs11.
+struct KeysInitReport: Encodable {
+    struct Token: Encodable {
+        let label: String
+        let serial: String
+        let keyLabel: String
+        let module: String
+        enum CodingKeys: String, CodingKey { case label, serial, keyLabel = "key_label", module }
+    }
+    let ok = true
+    let did: String
+    /// "token" or "key_store".
+    let location: String
+    let token: Token?
+    /// With --pkcs11: whether the key was made now (false: an existing key was found).
+    let created: Bool?
+}
+
+extension TokenError: ReportableError {
+    public var code: String {
+        switch self {
+        case .moduleUnloadable: return "pkcs11_module_unloadable"
+        case .noToken: return "no_token"
+        case .tokenAbsent: return "token_absent"
+        case .wrongPIN: return "wrong_pin"
+        case .pinLocked: return "pin_locked"
+        case .noPIN: return "no_pin"
+        case .keyMissing, .notP256, .keyChanged: return "token_key_unusable"
+        case .holderExists: return "holder_key_exists"
+        case .failed: return "pkcs11_error"
+        }
+    }
+    /// The token, its PIN and its module are the person's environment, not an invalid document.
+    public var exitStatus: Int32 { ExitStatus.environment }
 }

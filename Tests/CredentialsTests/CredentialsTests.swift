@@ -244,7 +244,7 @@ import TestSupport
         let trust = TrustStore()
         try trust.addCSCA(at: TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem"))
         let dump = try DumpFolder(reading: TestPaths.fixtures.appendingPathComponent("passport"))
-        let outcome = try CredentialIssuer.issue(dump: dump, trust: trust, keyStore: KeyStore(folder: dir, passphrase: nil),
+        let outcome = try CredentialIssuer.issue(dump: dump, trust: trust, holder: KeyStore(folder: dir, passphrase: nil).holderKey,
                                                  format: format, includeNationality: true, prover: .auto)
         #expect(outcome.claims.ageOver18)
         #expect(outcome.claims.verificationMethod == "NFC Verified")
@@ -264,8 +264,8 @@ import TestSupport
         try trust.addCSCA(at: TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem"))
         let dump = try DumpFolder(reading: TestPaths.fixtures.appendingPathComponent("pa/tampered-dg"))
         #expect(throws: CredentialIssuer.IssueError.self) {
-            try CredentialIssuer.issue(dump: dump, trust: trust, keyStore: KeyStore(folder: FileManager.default.temporaryDirectory
-                .appendingPathComponent("unused-\(UUID().uuidString)")), format: .sdJWT, includeNationality: false, prover: .none)
+            try CredentialIssuer.issue(dump: dump, trust: trust, holder: KeyStore(folder: FileManager.default.temporaryDirectory
+                .appendingPathComponent("unused-\(UUID().uuidString)")).holderKey, format: .sdJWT, includeNationality: false, prover: .none)
         }
     }
 
@@ -279,7 +279,7 @@ import TestSupport
         let dump = try DumpFolder(reading: TestPaths.fixtures.appendingPathComponent("passport"))
         func over18(at date: String) throws -> Bool {
             let now = ISO8601DateFormatter().date(from: date)!
-            return try CredentialIssuer.issue(dump: dump, trust: trust, keyStore: KeyStore(folder: dir, passphrase: nil),
+            return try CredentialIssuer.issue(dump: dump, trust: trust, holder: KeyStore(folder: dir, passphrase: nil).holderKey,
                                               format: .jwt, includeNationality: false, prover: .none, now: now).claims.ageOver18
         }
         #expect(try !over18(at: "2006-04-11T23:59:59Z"))

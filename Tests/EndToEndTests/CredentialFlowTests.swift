@@ -18,7 +18,7 @@ import TestSupport
     func issue(_ format: String, dump: String = "passport") throws -> String {
         let out = home.appendingPathComponent("credential-\(format)").path
         let r = try Harness.passport(["issue", TestPaths.fixtures.appendingPathComponent(dump).path, "--no-default-trust",
-                                      "--csca", Self.csca, "--format", format, "--out", out, "--json"], environment: env)
+                                      "--csca", Self.csca, "--format", format, "--out", out, "--yes", "--json"], environment: env)
         try #require(r.status == 0, "issue failed: \(r.stderr)")
         let json = try #require(r.json)
         #expect(json["verification_method"] as? String == "NFC Verified")
@@ -28,7 +28,7 @@ import TestSupport
     }
 
     func present(_ credential: String, aud: String, nonce: String, disclose: String? = nil) throws -> String {
-        let r = try Harness.passport(["present", credential, "--aud", aud, "--nonce", nonce]
+        let r = try Harness.passport(["present", credential, "--aud", aud, "--nonce", nonce, "--yes"]
                                      + (disclose.map { ["--disclose", $0] } ?? []), environment: env)
         try #require(r.status == 0, "present failed: \(r.stderr)")
         let lines = r.stdout.split(separator: "\n")

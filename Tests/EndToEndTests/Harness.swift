@@ -37,15 +37,17 @@ enum Harness {
     /// exit of a child whose own children live on, as the virtual passport's do).
     @discardableResult
     static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: Double = 120) throws -> Result {
+                    stdin: String? = nil, timeout: Double = 120) throws -> Result {
         let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString).out")
         let errURL = outURL.deletingPathExtension().appendingPathExtension("err")
-        defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
+        let inURL = outURL.deletingPathExtension().appendingPathExtension("in")
+        defer { for url in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) } }
+        if let stdin { try Data(stdin.utf8).write(to: inURL) }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdin == nil ? "/dev/null" : inURL.path, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
@@ -87,8 +89,9 @@ enum Harness {
                       seconds: Date().timeIntervalSince(started))
     }
 
-    static func passport(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120) throws -> Result {
-        try run(passportExecutable, arguments, environment: environment, timeout: timeout)
+    /// `stdin`: what the person types (answers to confirmation prompts); /dev/null when nil.
+    static func passport(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, timeout: Double = 120) throws -> Result {
+        try run(passportExecutable, arguments, environment: environment, stdin: stdin, timeout: timeout)
     }
 
     static let schemaChecker = TestPaths.projectRoot.appendingPathComponent("scripts/check-json-schema")

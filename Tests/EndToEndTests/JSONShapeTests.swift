@@ -46,8 +46,8 @@ import TestSupport
 
     @Test func issuePresentVerifyAndRefusal() throws {
         let out = home.appendingPathComponent("credential").path
-        _ = try run(["issue", Self.fixture("passport"), "--no-default-trust", "--csca", Self.csca, "--out", out], status: 0, shape: "issue")
-        let presented = try run(["present", out, "--aud", "https://shop.example", "--nonce", "n-1"], status: 0, shape: "present")
+        _ = try run(["issue", Self.fixture("passport"), "--no-default-trust", "--csca", Self.csca, "--out", out, "--yes"], status: 0, shape: "issue")
+        let presented = try run(["present", out, "--aud", "https://shop.example", "--nonce", "n-1", "--yes"], status: 0, shape: "present")
         let token = try #require(presented.json?["token"] as? String)
         let verified = try run(["verify-vp", token, "--aud", "https://shop.example", "--nonce", "n-1"], status: 0, shape: "verify-vp")
         #expect((verified.json?["claims"] as? [String: Any])?["age_over_18"] as? Bool == true)

@@ -91,7 +91,7 @@ final class BackgroundProcess: @unchecked Sendable {
         let out = home.appendingPathComponent("credential\(nationality ? "-nat" : "")").path
         if FileManager.default.fileExists(atPath: out) { return out }
         let r = try Harness.passport(["issue", TestPaths.fixtures.appendingPathComponent("passport").path, "--no-default-trust",
-                                      "--csca", Self.csca, "--out", out] + (nationality ? ["--nationality"] : []), environment: env)
+                                      "--csca", Self.csca, "--out", out, "--yes"] + (nationality ? ["--nationality"] : []), environment: env)
         try #require(r.status == 0, "issue failed: \(r.stderr)")
         return out
     }
@@ -315,7 +315,7 @@ final class BackgroundProcess: @unchecked Sendable {
         let requestFile = home.appendingPathComponent("rp-request.json")
         try JSONSerialization.data(withJSONObject: request).write(to: requestFile)
         func token(_ disclose: String, nonce: String = "nonce-1") throws -> String {
-            let r = try Harness.passport(["present", credential, "--aud", clientID, "--nonce", nonce, "--disclose", disclose], environment: env)
+            let r = try Harness.passport(["present", credential, "--aud", clientID, "--nonce", nonce, "--disclose", disclose, "--yes"], environment: env)
             try #require(r.status == 0, "\(r.stderr)")
             let vp = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             return String(decoding: try JSONSerialization.data(withJSONObject: ["pid": [vp]]), as: UTF8.self)

@@ -34,7 +34,7 @@ import TestSupport
         let settings: [String: Any] = ["library": library, "circuits": folder.path, "namespace": "mopro_double",
                                        "contract_version": 30, "checksums": MoproDouble.checksums, "timeout_seconds": 3]
         try JSONSerialization.data(withJSONObject: settings).write(to: config)
-        let r = try Harness.passport(["issue", Self.dump.path, "--no-default-trust", "--csca", Self.csca.path, "--prover", prover, "--json"],
+        let r = try Harness.passport(["issue", Self.dump.path, "--no-default-trust", "--csca", Self.csca.path, "--prover", prover, "--yes", "--json"],
                                      environment: ["XDG_CONFIG_HOME": home.path, "MOPRO_DOUBLE_MODE": mode], timeout: 60)
         try #require(r.status == 0, "issue failed: \(r.stderr)")
         return try #require(r.json)

@@ -74,11 +74,11 @@ final class SecretsStayOut {
         let credential = work.appendingPathComponent("c.sdjwt").path
         let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
         let issued = try Harness.passport(["issue", TestPaths.fixtures.appendingPathComponent("passport").path, "--no-default-trust",
-                                           "--csca", csca, "--out", credential, "--json"], environment: env)
+                                           "--csca", csca, "--out", credential, "--yes", "--json"], environment: env)
         #expect(issued.status == 0)
         let holder = try String(contentsOf: home.appendingPathComponent("passport/keys/holder.json"), encoding: .utf8)
         let ciphertext = try #require((try JSONSerialization.jsonObject(with: Data(holder.utf8)) as? [String: Any])?["ciphertext"] as? String)
-        let present = try Harness.passport(["present", credential, "--aud", "https://a.example", "--nonce", "n", "--json"], environment: env)
+        let present = try Harness.passport(["present", credential, "--aud", "https://a.example", "--nonce", "n", "--yes", "--json"], environment: env)
         for output in [issued.stdout, issued.stderr, present.stdout, present.stderr] {
             #expect(!output.contains(ciphertext))
             #expect(!output.contains("\"d\""), "a private JWK member appears")
