@@ -44,32 +44,9 @@ enum Harness {
         defer { for url in [outURL, errURL, inURL] { try? FileManager.default.removeItem(at: url) } }
         if let stdin { try Data(stdin.utf8).write(to: inURL) }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin == nil ? "/dev/null" : inURL.path, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
         let started = Date()
-        var env = ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        // Children start with no blocked signals: the test runner's threads block some (SIGUSR1
-        // among them), and a blocked mask would be inherited by every process the child starts.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let rc = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        let pid = try spawn(executable.path, arguments, environment: environment,
+                            stdin: stdin == nil ? "/dev/null" : inURL.path, stdout: outURL.path, stderr: errURL.path)
 
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
@@ -87,6 +64,35 @@ enum Harness {
                       stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
                       stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self),
                       seconds: Date().timeIntervalSince(started))
+    }
+
+    /// Starts a program with posix_spawn, its standard streams on files, this process's
+    /// environment plus `environment`; gives its pid (the caller waits for it).
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                      stdin: String = "/dev/null", stdout: String, stderr: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        // Children start with no blocked signals: the test runner's threads block some (SIGUSR1
+        // among them), and a blocked mask would be inherited by every process the child starts.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
+        return pid
     }
 
     /// `stdin`: what the person types (answers to confirmation prompts); /dev/null when nil.
@@ -136,3 +142,39 @@ enum Harness {
 /// runs them one after another: they share one virtual reader.
 @Suite(.serialized, .enabled(if: Harness.stackAvailable, "pcscd, vpcd or python3-virtualsmartcard not installed (run scripts/setup)"))
 enum VirtualPassportStack {}
+
+/// A program running in the background for a test (`Harness.spawn`, stdout and stderr to files):
+/// Foundation's Process can hang in waitUntilExit under the test runner (seen here).
+final class BackgroundProcess: @unchecked Sendable {
+    let pid: pid_t
+    let out: URL
+    let err: URL
+    private var stopped = false
+
+    init(_ executable: String, _ arguments: [String], folder: URL, name: String) throws {
+        out = folder.appendingPathComponent("\(name).out")
+        err = folder.appendingPathComponent("\(name).err")
+        pid = try Harness.spawn(executable, arguments, stdout: out.path, stderr: err.path)
+    }
+
+    var stdout: String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+    var isRunning: Bool {
+        if stopped { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { stopped = true; return false }
+        return true
+    }
+
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<50 { if waitpid(pid, &status, WNOHANG) != 0 { return }; usleep(100_000) }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+    }
+
+    deinit { stop() }
+}

@@ -2,62 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A program running in the background for a test (posix_spawn, stdout and stderr to files):
-/// Foundation's Process can hang in waitUntilExit under the test runner (seen here).
-final class BackgroundProcess: @unchecked Sendable {
-    let pid: pid_t
-    let out: URL
-    let err: URL
-    private var stopped = false
-
-    init(_ executable: String, _ arguments: [String], folder: URL, name: String) throws {
-        out = folder.appendingPathComponent("\(name).out")
-        err = folder.appendingPathComponent("\(name).err")
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
-        pid = child
-    }
-
-    var stdout: String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
-    var isRunning: Bool {
-        if stopped { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { stopped = true; return false }
-        return true
-    }
-
-    func stop() {
-        guard !stopped else { return }
-        stopped = true
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        for _ in 0..<50 { if waitpid(pid, &status, WNOHANG) != 0 { return }; usleep(100_000) }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
-    }
-
-    deinit { stop() }
-}
-
 /// `passport present --request` against polaris-oid4vp (PyPI, an OpenID4VP 1.0 + HAIP verifier
 /// nobody here wrote) on loopback: its `keygen` PKI (x509_hash client identifier, a CA and the
 /// leaf it signs, a self-signed TLS certificate), its `serve --once` request (signed request
@@ -131,15 +75,39 @@ final class BackgroundProcess: @unchecked Sendable {
                            "--vct", "urn:passport-toolkit:vct:passport-derived:1"], folder: home, port: port)
     }
 
+    /// A credential, polaris' client_id and a verifier serving one request for `claim`.
+    func polarisSession(claim: String = "age_over_18=true", nationality: Bool = false) throws -> (credential: String, clientID: String, server: Server) {
+        let clientID = try keygen()
+        let credential = try issue(nationality: nationality)
+        return (credential, clientID, try serve(claim: claim, clientID: clientID))
+    }
+
+    /// `passport present CREDENTIAL --request REQUEST`, trusting polaris' TLS and request-object
+    /// CAs unless `trust` says otherwise.
+    func present(_ credential: String, request: String, trust: [String]? = nil, _ extra: [String] = []) throws -> Harness.Result {
+        let anchors = (trust ?? [tlsCA, anchor]).flatMap { ["--verifier-ca", $0] }
+        return try Harness.passport(["present", credential, "--request", request] + anchors + extra, environment: env)
+    }
+
+    /// scripts/interop/minimal_verifier.py in the background, and the link it prints.
+    func minimalVerifier(python: String, _ arguments: [String], name: String) throws -> (BackgroundProcess, String) {
+        let verifier = try BackgroundProcess(python, [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
+                                                      "--passport", Harness.passportExecutable.path] + arguments, folder: home, name: name)
+        var link = ""
+        for _ in 0..<100 where link.isEmpty {
+            link = verifier.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            usleep(100_000)
+        }
+        guard link.hasPrefix("openid4vp://") else { verifier.stop(); throw POSIXError(.ETIMEDOUT) }
+        return (verifier, link)
+    }
+
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
     func polarisAcceptsOurPresentation() throws {
-        let clientID = try keygen()
-        let credential = try issue()
-        let server = try serve(clientID: clientID)
+        let (credential, clientID, server) = try polarisSession()
         defer { server.stop() }
         let saved = home.appendingPathComponent("request.jwt").path
-        let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
-                                      "--yes", "--json", "--save-request", saved], environment: env)
+        let r = try present(credential, request: server.link, ["--yes", "--json", "--save-request", saved])
         #expect(r.status == 0, "present failed: \(r.stderr)\npolaris: \(server.log)")
         try Harness.expectShape(r, "present-request")
         let json = try #require(r.json)
@@ -150,7 +118,7 @@ final class BackgroundProcess: @unchecked Sendable {
         #expect(!server.log.contains("refused"), "polaris: \(server.log)")
         #expect(server.log.contains("POST /response"))
         // The same request again: this wallet does not answer a request twice.
-        let again = try Harness.passport(["present", credential, "--request", saved, "--verifier-ca", anchor, "--yes"], environment: env)
+        let again = try present(credential, request: saved, trust: [anchor], ["--yes"])
         #expect(again.status == 1)
         #expect(again.stderr.contains("already been answered"), "\(again.stderr)")
     }
@@ -166,8 +134,7 @@ final class BackgroundProcess: @unchecked Sendable {
             defer { first.stop() }
             port = first.port
             // Closed stdin and no --yes: the request is fetched and saved, nothing is sent.
-            let r = try Harness.passport(["present", credential, "--request", first.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
-                                          "--save-request", saved], environment: env)
+            let r = try present(credential, request: first.link, ["--save-request", saved])
             #expect(r.status == 1)
             #expect(r.stderr.contains("stdin is closed"), "\(r.stderr)")
             #expect(!first.log.contains("POST /response"), "something was sent: \(first.log)")
@@ -176,8 +143,7 @@ final class BackgroundProcess: @unchecked Sendable {
         // does once it expires): answering it is answering an old request, and it refuses.
         let second = try serve(clientID: clientID, port: port)
         defer { second.stop() }
-        let r = try Harness.passport(["present", credential, "--request", saved, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
-                                      "--yes", "--json"], environment: env)
+        let r = try present(credential, request: saved, ["--yes", "--json"])
         #expect(r.status == 1, "\(r.stderr)")
         #expect(Self.code(r) == "verifier_refused", "\(r.stdout)")
         #expect(r.stderr.contains("HTTP 400"), "\(r.stderr)")
@@ -186,16 +152,14 @@ final class BackgroundProcess: @unchecked Sendable {
 
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
     func untrustedVerifierGetsNothing() throws {
-        let clientID = try keygen()
-        let credential = try issue()
-        let server = try serve(clientID: clientID)
+        let (credential, clientID, server) = try polarisSession()
         defer { server.stop() }
         // No --verifier-ca: its self-signed TLS certificate is not trusted.
-        let noCA = try Harness.passport(["present", credential, "--request", server.link, "--yes", "--json"], environment: env)
+        let noCA = try present(credential, request: server.link, trust: [], ["--yes", "--json"])
         #expect(noCA.status == 1, "\(noCA.stderr)")
         #expect(Self.code(noCA) == "untrusted_verifier", "\(noCA.stdout)")
         // TLS trusted, but not the CA of its request-object certificate.
-        let noAnchor = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--yes", "--json"], environment: env)
+        let noAnchor = try present(credential, request: server.link, trust: [tlsCA], ["--yes", "--json"])
         #expect(noAnchor.status == 1, "\(noAnchor.stderr)")
         #expect(Self.code(noAnchor) == "untrusted_verifier", "\(noAnchor.stdout)")
         #expect(noAnchor.stderr.contains("does not chain"), "\(noAnchor.stderr)")
@@ -204,13 +168,10 @@ final class BackgroundProcess: @unchecked Sendable {
 
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
     func tamperedRequestObjectIsRefused() throws {
-        let clientID = try keygen()
-        let credential = try issue()
-        let server = try serve(clientID: clientID)
+        let (credential, clientID, server) = try polarisSession()
         defer { server.stop() }
         let saved = home.appendingPathComponent("to-tamper.jwt").path
-        _ = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
-                                  "--save-request", saved], environment: env)
+        _ = try present(credential, request: server.link, ["--save-request", saved])
         let parts = try String(contentsOfFile: saved, encoding: .utf8).split(separator: ".").map(String.init)
         try #require(parts.count == 3)
         var payload = try #require(Self.decode(parts[1]))
@@ -218,13 +179,13 @@ final class BackgroundProcess: @unchecked Sendable {
         let forged = [parts[0], Self.encode(try JSONSerialization.data(withJSONObject: payload)), parts[2]].joined(separator: ".")
         let file = home.appendingPathComponent("tampered.jwt")
         try Data(forged.utf8).write(to: file)
-        let r = try Harness.passport(["present", credential, "--request", file.path, "--verifier-ca", anchor, "--yes", "--json"], environment: env)
+        let r = try present(credential, request: file.path, trust: [anchor], ["--yes", "--json"])
         #expect(r.status == 1)
         #expect(Self.code(r) == "invalid_request_signature", "\(r.stdout) \(r.stderr)")
         // Unsigned (alg none) where x509_hash requires a signature.
         let header = Self.encode(Data(#"{"alg":"none"}"#.utf8))
         try Data("\(header).\(parts[1]).".utf8).write(to: file)
-        let unsigned = try Harness.passport(["present", credential, "--request", file.path, "--verifier-ca", anchor, "--yes", "--json"], environment: env)
+        let unsigned = try present(credential, request: file.path, trust: [anchor], ["--yes", "--json"])
         #expect(unsigned.status == 1)
         #expect(unsigned.stderr.contains("unsigned"), "\(unsigned.stderr)")
         #expect(!server.log.contains("POST /response"))
@@ -237,16 +198,14 @@ final class BackgroundProcess: @unchecked Sendable {
         do {
             let server = try serve(claim: "given_name", clientID: clientID)
             defer { server.stop() }
-            let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
-                                          "--yes", "--json"], environment: env)
+            let r = try present(credential, request: server.link, ["--yes", "--json"])
             #expect(r.status == 1)
             #expect(Self.code(r) == "cannot_satisfy_request")
             #expect(r.stderr.contains("given_name"), "\(r.stderr)")
         }
         let server = try serve(claim: "nationality", clientID: clientID)
         defer { server.stop() }
-        let r = try Harness.passport(["present", credential, "--request", server.link, "--verifier-ca", tlsCA, "--verifier-ca", anchor,
-                                      "--yes", "--json"], environment: env)
+        let r = try present(credential, request: server.link, ["--yes", "--json"])
         #expect(r.status == 1)
         #expect(r.stderr.contains("more than you agreed"), "\(r.stderr)")
         #expect(!server.log.contains("POST /response"))
@@ -256,17 +215,8 @@ final class BackgroundProcess: @unchecked Sendable {
     /// whose judgement is our own `passport verify-vp --request` (scripts/interop/minimal_verifier.py).
     @Test func minimalVerifierOnOurVerifyVP() throws {
         let credential = try issue()
-        let verifier = try BackgroundProcess("/usr/bin/python3",
-                                             [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
-                                              "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--claim", "is_human"],
-                                             folder: home, name: "minimal")
+        let (verifier, link) = try minimalVerifier(python: "/usr/bin/python3", ["--claim", "age_over_18", "--claim", "is_human"], name: "minimal")
         defer { verifier.stop() }
-        var link = ""
-        for _ in 0..<100 where link.isEmpty {
-            link = verifier.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            usleep(100_000)
-        }
-        try #require(link.hasPrefix("openid4vp://"))
         // Without --insecure-loopback, plain HTTP is refused before anything is sent.
         let refused = try Harness.passport(["present", credential, "--request", link, "--yes"], environment: env)
         #expect(refused.status == 1, "\(refused.stderr)")
@@ -285,17 +235,9 @@ final class BackgroundProcess: @unchecked Sendable {
     @Test(.enabled(if: available, "the interop virtualenv is missing (run scripts/setup)"))
     func minimalVerifierEncryptedResponse() throws {
         let credential = try issue()
-        let verifier = try BackgroundProcess(TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/python").path,
-                                             [TestPaths.projectRoot.appendingPathComponent("scripts/interop/minimal_verifier.py").path,
-                                              "--passport", Harness.passportExecutable.path, "--claim", "age_over_18", "--encrypted"],
-                                             folder: home, name: "minimal-jwt")
+        let (verifier, link) = try minimalVerifier(python: TestPaths.projectRoot.appendingPathComponent(".build-interop/venv/bin/python").path,
+                                                   ["--claim", "age_over_18", "--encrypted"], name: "minimal-jwt")
         defer { verifier.stop() }
-        var link = ""
-        for _ in 0..<100 where link.isEmpty {
-            link = verifier.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            usleep(100_000)
-        }
-        try #require(link.hasPrefix("openid4vp://"))
         let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes", "--json"], environment: env)
         #expect(r.status == 0, "\(r.stderr)\nverifier: \(verifier.stderr)")
         #expect(r.json?["response_mode"] as? String == "direct_post.jwt")

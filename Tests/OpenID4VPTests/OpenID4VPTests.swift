@@ -120,6 +120,22 @@ import Testing
         #expect(throws: OpenID4VPError.self) { try AuthorizationRequestReference("openid4vp://?client_id=a&client_id=b") }
     }
 
+    /// Form decoding over UTF-8 bytes: `+` and `%XX`, multi-byte UTF-8, and what must be refused.
+    @Test func formDecoding() throws {
+        #expect(FormEncoding.decode("x509_hash%3Aab+c%2b") == "x509_hash:ab c+")
+        #expect(FormEncoding.decode("%C3%A9t%C3%A9") == "été")
+        #expect(FormEncoding.decode("100%") == nil)
+        #expect(FormEncoding.decode("%4") == nil)
+        #expect(FormEncoding.decode("%zz") == nil)
+        #expect(FormEncoding.decode("%FF%FE") == nil, "not UTF-8")
+        #expect(FormEncoding.decode("") == "")
+        #expect(FormEncoding.trimmed(" \r\n\tclient_id=a \n") == "client_id=a")
+        #expect(FormEncoding.trimmed(" \n ") == "")
+        let r = try AuthorizationRequestReference("  openid4vp://?client_id=redirect_uri%3Ahttps%3A%2F%2Frp.example%2Fcb&request=a.b.c\n")
+        #expect(r.clientID == "redirect_uri:https://rp.example/cb")
+        #expect(throws: OpenID4VPError.self) { try AuthorizationRequestReference("openid4vp://?client_id=%E0%80") }
+    }
+
     @Test func unsignedRedirectURIRequestIsAccepted() throws {
         let request = try AuthorizationRequest.verify(requestObject: try Self.unsigned(Self.claims()), clientID: "redirect_uri:https://rp.example/cb",
                                                       policy: .init())

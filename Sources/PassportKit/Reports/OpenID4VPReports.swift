@@ -3,8 +3,8 @@
 public struct PresentRequestReport: Codable, Sendable, Equatable {
     public struct Verifier: Codable, Sendable, Equatable {
         public let clientID: String
-        /// The request-object certificate's subject (nil for redirect_uri client identifiers).
-        public let certificateSubject: String?
+        /// The request-object certificate's subject (null for redirect_uri client identifiers).
+        @NullEncoded public var certificateSubject: String?
         public let dnsNames: [String]
         enum CodingKeys: String, CodingKey { case clientID = "client_id", certificateSubject = "certificate_subject", dnsNames = "dns_names" }
         public init(clientID: String, certificateSubject: String?, dnsNames: [String]) {
@@ -12,28 +12,22 @@ public struct PresentRequestReport: Codable, Sendable, Equatable {
             self.certificateSubject = certificateSubject
             self.dnsNames = dnsNames
         }
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(clientID, forKey: .clientID)
-            try c.encode(certificateSubject, forKey: .certificateSubject)
-            try c.encode(dnsNames, forKey: .dnsNames)
-        }
     }
 
     public var ok = true
     public let verifier: Verifier
     public let responseURI: String
     public let responseMode: String
-    /// The JWE content encryption (direct_post.jwt only).
-    public let encryption: String?
+    /// The JWE content encryption (direct_post.jwt only; null otherwise).
+    @NullEncoded public var encryption: String?
     public let nonce: String
     /// Claim names disclosed, by DCQL credential query id.
     public let disclosed: [String: [String]]
     /// The pairwise DID the verifier sees.
     public let did: String
     public let sent: Bool
-    public let verifierStatus: Int?
-    public let redirectURI: String?
+    @NullEncoded public var verifierStatus: Int?
+    @NullEncoded public var redirectURI: String?
 
     enum CodingKeys: String, CodingKey {
         case ok, verifier, nonce, disclosed, did, sent, encryption
@@ -52,21 +46,6 @@ public struct PresentRequestReport: Codable, Sendable, Equatable {
         self.sent = sent
         self.verifierStatus = verifierStatus
         self.redirectURI = redirectURI
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(ok, forKey: .ok)
-        try c.encode(verifier, forKey: .verifier)
-        try c.encode(responseURI, forKey: .responseURI)
-        try c.encode(responseMode, forKey: .responseMode)
-        try c.encode(encryption, forKey: .encryption)
-        try c.encode(nonce, forKey: .nonce)
-        try c.encode(disclosed, forKey: .disclosed)
-        try c.encode(did, forKey: .did)
-        try c.encode(sent, forKey: .sent)
-        try c.encode(verifierStatus, forKey: .verifierStatus)
-        try c.encode(redirectURI, forKey: .redirectURI)
     }
 }
 
