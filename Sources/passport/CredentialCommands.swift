@@ -109,11 +109,12 @@ struct PresentCommand: ParsableCommand {
                 return
             }
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
-            let pairwise = try store.pairwiseKey(for: aud)
             let chosen = Set(disclose.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-            try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your pairwise DID for it, \(DIDKey.did(for: pairwise.publicKey)),",
+            // Asked before the pairwise key exists: a declined verifier leaves no key file behind.
+            try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your pairwise DID for that verifier,",
                          "disclosing: \(claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", "))."],
                         question: "Sign", action: "signed", yes: yes)
+            let pairwise = try store.pairwiseKey(for: aud)
             let token = try PassportCredential.present(claims, format: format, disclose: chosen, audience: aud, nonce: nonce, key: pairwise)
             if json {
                 printJSON(PresentReport(token: token, format: format, did: DIDKey.did(for: pairwise.publicKey), disclosed: chosen))
@@ -145,11 +146,11 @@ struct PresentCommand: ParsableCommand {
         let who = request.signer.map { "\(request.clientID) (certificate \($0.subject)\($0.dnsNames.isEmpty ? "" : ", DNS \($0.dnsNames.joined(separator: ", "))"))" }
             ?? "\(request.clientID) (unsigned request)"
         let what = selection.answers.map { "\($0.claims.isEmpty ? "no claim" : $0.claims.joined(separator: ", ")) (query \($0.queryID))" }.joined(separator: "; ")
-        let pairwise = try store.pairwiseKey(forClientID: request.clientID)
         try confirm(["Verifier \(who) asks for: \(what).",
-                     "The answer, signed under your pairwise DID for it (\(DIDKey.did(for: pairwise.publicKey))), goes to \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : ""))."],
+                     "The answer, signed under your pairwise DID for this verifier, goes to \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : ""))."],
                     question: "Send", action: "sent", yes: yes)
 
+        let pairwise = try store.pairwiseKey(forClientID: request.clientID)
         var vpToken: [String: [String]] = [:]
         for answer in selection.answers {
             vpToken[answer.queryID] = [try PassportCredential.present(claims, format: .sdJWT, disclose: Set(answer.claims),

@@ -146,5 +146,7 @@ final class HardwareToken {
         #expect(present.status == 1 && Self.code(present) == "declined", "\(present.stdout)")
         #expect(present.stderr.contains("A presentation for https://a.example") && present.stderr.contains("disclosing: age_over_18"), "\(present.stderr)")
         #expect(!present.stdout.contains("~"), "no presentation was printed")
+        let pairwise = (try? FileManager.default.contentsOfDirectory(atPath: keys.appendingPathComponent("pairwise").path)) ?? []
+        #expect(pairwise.isEmpty, "a declined verifier leaves no pairwise key behind: \(pairwise)")
     }
 }
