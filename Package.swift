@@ -46,6 +46,8 @@ let package = Package(
         // PKCS#11 headers only (p11-kit's); a token's module is opened with dlopen at run time.
         .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", pkgConfig: "p11-kit-1",
                        providers: [.apt(["libp11-kit-dev"])]),
+        .systemLibrary(name: "CLibSecret", path: "Sources/CLibSecret", pkgConfig: "libsecret-1",
+                       providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CUniFFI"),
 
         // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
@@ -66,6 +68,8 @@ let package = Package(
         .target(name: "Credentials", dependencies: ["PassportCrypto"]),
         // The holder key on a hardware token (PKCS#11: YubiKey PIV, Nitrokey, smart cards, SoftHSM).
         .target(name: "TokenKeys", dependencies: ["CPKCS11", "Credentials", "PassportCrypto"]),
+        // The key store's device key in the desktop keyring (Secret Service via libsecret).
+        .target(name: "SystemKeyring", dependencies: ["CLibSecret", "Credentials"]),
         // OpenID4VP 1.0: request objects (JAR, x509_hash / x509_san_dns), DCQL, vp_token and
         // direct_post.jwt responses (JWE ECDH-ES) — parsing and checks, no network (fuzzed).
         .target(name: "OpenID4VP", dependencies: ["Credentials", "PassportCrypto", "COpenSSL"]),
@@ -88,7 +92,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportCLI", "PassportKit", "Credentials", "TokenKeys", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
+            "PassportCLI", "PassportKit", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [

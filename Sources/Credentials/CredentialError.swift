@@ -4,6 +4,8 @@ public enum CredentialError: Error, Equatable, Sendable, CustomStringConvertible
     case invalidSignature(String)
     case rejected(String)
     case keyStore(String)
+    /// The system keyring holding the device key is locked, and unlocking was refused or impossible.
+    case keyringLocked
     case crypto(String)
 
     public var description: String {
@@ -12,6 +14,8 @@ public enum CredentialError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidSignature(let what): return "Invalid signature: \(what)."
         case .rejected(let why): return "Presentation rejected: \(why)."
         case .keyStore(let why): return "Key store: \(why)"
+        case .keyringLocked:
+            return "Key store: the login keyring that holds the key store's device key is locked: unlock it (log in to the desktop session, or unlock \"Login\" in Seahorse or KWalletManager) and try again. Nothing was signed."
         case .crypto(let what): return "OpenSSL failed: \(what)."
         }
     }

@@ -5,15 +5,19 @@ import Foundation
 /// file (mode 0600, folder 0700) under `$XDG_CONFIG_HOME/passport/keys` (or ~/.config/…).
 ///
 /// Private keys are encrypted at rest with AES-256-GCM (the DID as associated data). The key
-/// that encrypts them is derived with scrypt (N=2^15, r=8, p=1) from a passphrase when
-/// `PASSPORT_KEYSTORE_PASSPHRASE` is set; otherwise it is a random 256-bit device key in
-/// `keys/device.key` (0600). The device key protects copies of the key files made without it
-/// (backups, sync folders); only a passphrase protects against someone who can read the whole
-/// folder as you. Pairwise key files are named by a hash of the origin, so the folder does not
-/// list the verifiers a person has visited.
+/// that encrypts them (kek), in this order:
+/// 1. scrypt (N=2^15, r=8, p=1) of `PASSPORT_KEYSTORE_PASSPHRASE` when it is set (kdf "scrypt");
+/// 2. a random 256-bit device key kept in the system keyring (`vault`, the Secret Service),
+///    which the person's login unlocks (kdf "keyring-device-key");
+/// 3. otherwise the same kind of device key in the file `keys/device.key` (0600, kdf
+///    "device-key"): weak, since anyone who can read the folder can open the keys.
+/// Pairwise key files are named by a hash of the origin, so the folder does not list the
+/// verifiers a person has visited.
 public final class KeyStore: @unchecked Sendable {
     public let folder: URL
     private let passphrase: String?
+    /// Where the device key lives when there is no passphrase; nil: the file `device.key`.
+    public let vault: (any DeviceKeyVault)?
 
     public static var defaultFolder: URL {
         let env = ProcessInfo.processInfo.environment
@@ -23,9 +27,11 @@ public final class KeyStore: @unchecked Sendable {
     }
 
     public init(folder: URL = KeyStore.defaultFolder,
-                passphrase: String? = ProcessInfo.processInfo.environment["PASSPORT_KEYSTORE_PASSPHRASE"]) {
+                passphrase: String? = ProcessInfo.processInfo.environment["PASSPORT_KEYSTORE_PASSPHRASE"],
+                vault: (any DeviceKeyVault)? = nil) {
         self.folder = folder
         self.passphrase = passphrase.flatMap { $0.isEmpty ? nil : $0 }
+        self.vault = vault
     }
 
     /// The holder key, created on first use.
@@ -70,7 +76,9 @@ public final class KeyStore: @unchecked Sendable {
             guard let salt = (object["salt"] as? String).flatMap(Base64URL.decode) else { throw CredentialError.keyStore("\(url.path) is damaged.") }
             kek = try KeyStore.scrypt(passphrase, salt: salt)
         case "device-key":
-            kek = try deviceKey(create: false)
+            kek = try fileDeviceKey(create: false)
+        case "keyring-device-key":
+            kek = try keyringDeviceKey(create: false)
         default:
             throw CredentialError.keyStore("\(url.path) uses an unknown protection '\(kdf)'.")
         }
@@ -92,8 +100,11 @@ public final class KeyStore: @unchecked Sendable {
             object["kdf"] = "scrypt"
             object["salt"] = Base64URL.encode(salt)
             object["scrypt"] = ["n": KeyStore.scryptN, "r": 8, "p": 1]
+        } else if vault != nil {
+            kek = try keyringDeviceKey(create: true)
+            object["kdf"] = "keyring-device-key"
         } else {
-            kek = try deviceKey(create: true)
+            kek = try fileDeviceKey(create: true)
             object["kdf"] = "device-key"
         }
         let nonce = OpenSSLCrypto.randomBytes(12)
@@ -106,8 +117,21 @@ public final class KeyStore: @unchecked Sendable {
         try writePrivateFile(Array(try CanonicalJSON.data(object)), to: url)
     }
 
-    private func deviceKey(create: Bool) throws -> [UInt8] {
-        let url = folder.appendingPathComponent("device.key")
+    private func keyringDeviceKey(create: Bool) throws -> [UInt8] {
+        guard let vault else {
+            throw CredentialError.keyStore("the keys are protected by a device key in the system keyring, but no keyring is reachable (no Secret Service on this session's D-Bus, or PASSPORT_KEYRING=off): run this in your desktop session.")
+        }
+        if let key = try vault.load(for: folder) { return key }
+        guard create else { throw CredentialError.keyStore("the device key is missing from \(vault.name): the stored keys cannot be opened.") }
+        let key = OpenSSLCrypto.randomBytes(32)
+        try vault.store(key, for: folder)
+        return key
+    }
+
+    private var deviceKeyFile: URL { folder.appendingPathComponent("device.key") }
+
+    private func fileDeviceKey(create: Bool) throws -> [UInt8] {
+        let url = deviceKeyFile
         if let data = FileManager.default.contents(atPath: url.path) {
             guard data.count == 32 else { throw CredentialError.keyStore("\(url.path) is damaged.") }
             return [UInt8](data)
@@ -136,9 +160,92 @@ public final class KeyStore: @unchecked Sendable {
         }
     }
 
+    // MARK: Where the keys are protected
+
+    /// What protects the stored keys, read from the key files' labels (nothing is decrypted).
+    public struct Status: Sendable {
+        /// Key files by protection: "scrypt", "keyring-device-key", "device-key".
+        public let filesByProtection: [String: Int]
+        public let holderDID: String?
+        public let pairwiseKeys: Int
+        /// Whether `device.key` exists (the weak fallback).
+        public let deviceKeyFile: Bool
+        /// What new keys would get: "passphrase", "keyring" or "file".
+        public let newKeys: String
+        /// True when any key, or the next one made, is protected only by the file `device.key`.
+        public var weak: Bool { filesByProtection["device-key", default: 0] > 0 || newKeys == "file" }
+    }
+
+    public func status() -> Status {
+        var counts: [String: Int] = [:]
+        var holder: String?
+        var pairwise = 0
+        for url in keyFiles() {
+            guard let data = FileManager.default.contents(atPath: url.path), let object = try? CanonicalJSON.object([UInt8](data)) else { continue }
+            counts[object["kdf"] as? String ?? "unknown", default: 0] += 1
+            if url.lastPathComponent == "holder.json" { holder = object["did"] as? String } else { pairwise += 1 }
+        }
+        return Status(filesByProtection: counts, holderDID: holder, pairwiseKeys: pairwise,
+                      deviceKeyFile: FileManager.default.fileExists(atPath: deviceKeyFile.path),
+                      newKeys: passphrase != nil ? "passphrase" : vault != nil ? "keyring" : "file")
+    }
+
+    /// Moves a file-protected store's device key into the keyring: the same 32 bytes go to the
+    /// vault, each key file's label changes (its ciphertext and DID stay as they are), every
+    /// key is opened through the keyring, and only then is `device.key` deleted. Safe to run
+    /// again after a crash: until the last step both places hold the same key. Gives the number
+    /// of key files moved.
+    @discardableResult
+    public func migrateToKeyring() throws -> Int {
+        guard let vault else {
+            throw CredentialError.keyStore("no system keyring is reachable (no Secret Service on this session's D-Bus, or PASSPORT_KEYRING=off): run this in your desktop session.")
+        }
+        let labelled = keyFiles().compactMap { url -> (URL, [String: Any])? in
+            guard let data = FileManager.default.contents(atPath: url.path), let object = try? CanonicalJSON.object([UInt8](data)) else { return nil }
+            return (url, object)
+        }
+        let onFile = labelled.filter { $0.1["kdf"] as? String == "device-key" }
+        guard FileManager.default.fileExists(atPath: deviceKeyFile.path) else {
+            guard onFile.isEmpty else { throw CredentialError.keyStore("\(onFile.count) key(s) need \(deviceKeyFile.path), which is missing.") }
+            return 0
+        }
+        let key = try fileDeviceKey(create: false)
+        if let existing = try vault.load(for: folder) {
+            guard existing == key else { throw CredentialError.keyStore("\(vault.name) already holds a different device key for \(folder.path); nothing was changed.") }
+        } else {
+            try vault.store(key, for: folder)
+        }
+        for (url, object) in onFile {
+            var relabelled = object
+            relabelled["kdf"] = "keyring-device-key"
+            try writePrivateFile(Array(try CanonicalJSON.data(relabelled)), to: url)
+        }
+        // Every moved key must open through the keyring before the file key goes.
+        for (url, _) in onFile { _ = try load(url) }
+        try FileManager.default.removeItem(at: deviceKeyFile)
+        return onFile.count
+    }
+
+    /// holder.json and every pairwise key file.
+    private func keyFiles() -> [URL] {
+        let pairwise = folder.appendingPathComponent("pairwise")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: pairwise.path)) ?? []
+        return [folder.appendingPathComponent("holder.json")].filter { FileManager.default.fileExists(atPath: $0.path) }
+            + names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { pairwise.appendingPathComponent($0) }
+    }
+
     static let scryptN: UInt64 = 1 << 15
 
     static func scrypt(_ passphrase: String, salt: [UInt8]) throws -> [UInt8] {
         try CredentialError.mapping { try AESGCM.scrypt(passphrase, salt: salt, n: scryptN) }
     }
+}
+
+/// A place outside the key folder that keeps the device key (the system keyring). `load`
+/// gives nil when it holds none for `folder`.
+public protocol DeviceKeyVault: AnyObject {
+    var name: String { get }
+    func load(for folder: URL) throws -> [UInt8]?
+    func store(_ key: [UInt8], for folder: URL) throws
+    func remove(for folder: URL) throws
 }

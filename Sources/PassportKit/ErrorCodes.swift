@@ -93,13 +93,18 @@ extension PassiveAuthenticationError: ReportableError {
 
 extension CredentialError: ReportableError {
     public var code: String {
-        if case .keyStore = self { return "key_store_error" }
-        return "invalid_credential"
+        switch self {
+        case .keyStore: return "key_store_error"
+        case .keyringLocked: return "keyring_locked"
+        default: return "invalid_credential"
+        }
     }
 
     public var exitStatus: Int32 {
-        if case .keyStore = self { return ExitStatus.environment }
-        return ExitStatus.invalid
+        switch self {
+        case .keyStore, .keyringLocked: return ExitStatus.environment
+        default: return ExitStatus.invalid
+        }
     }
 }
 

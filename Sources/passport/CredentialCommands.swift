@@ -39,7 +39,7 @@ struct IssueCommand: ParsableCommand {
         do {
             let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
             let trust = try trustOptions.sources.load()
-            let store = KeyStore()
+            let store = userKeyStore()
             let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, holder: { try HolderKey.resolve(store) }, format: format,
                                                      includeNationality: nationality, prover: prover,
                                                      proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuits: proverCircuits),
@@ -101,7 +101,7 @@ struct PresentCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = KeyStore()
+            let store = userKeyStore()
             let holder = try HolderKey.resolve(store)
             let (claims, format) = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
             if let request {

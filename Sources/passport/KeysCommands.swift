@@ -7,7 +7,7 @@ import TokenKeys
 
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keys", abstract: "The holder's keys.", subcommands: [KeysShowCommand.self, KeysInitCommand.self])
+        commandName: "keys", abstract: "The holder's keys.", subcommands: [KeysShowCommand.self, KeysInitCommand.self, KeysStatusCommand.self, KeysMigrateCommand.self])
 }
 
 struct KeysShowCommand: ParsableCommand {
@@ -21,7 +21,7 @@ struct KeysShowCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = KeyStore()
+            let store = userKeyStore()
             let key = try aud.map { aud in
                 aud.hasPrefix("https://") || aud.hasPrefix("http://") ? try store.pairwiseKey(for: aud) : try store.pairwiseKey(forClientID: aud)
             } ?? HolderKey.resolve(store)
@@ -61,7 +61,7 @@ struct KeysInitCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = KeyStore()
+            let store = userKeyStore()
             guard let pkcs11 else {
                 let key = try HolderKey.resolve(store)
                 let did = DIDKey.did(for: key.publicKey)

@@ -78,7 +78,9 @@ enum Harness {
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let envp = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        // Tests never touch the desktop's keyring unless they ask (the Keyring suite does).
+        let base = ProcessInfo.processInfo.environment.merging(["PASSPORT_KEYRING": "off"]) { $1 }
+        let envp = base.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { envp.forEach { free($0) } }
         // Children start with no blocked signals: the test runner's threads block some (SIGUSR1
         // among them), and a blocked mask would be inherited by every process the child starts.
