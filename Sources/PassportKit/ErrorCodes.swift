@@ -137,3 +137,19 @@ extension DumpImportError: ReportableError {
     public var code: String { "dump_error" }
     public var exitStatus: Int32 { ExitStatus.invalid }
 }
+
+extension ProofExport.Problem: ReportableError {
+    public var code: String {
+        switch self {
+        case .notProvable: return "not_provable"
+        case .cannotWrite: return "cannot_write"
+        }
+    }
+
+    public var exitStatus: Int32 {
+        switch self {
+        case .notProvable: return ExitStatus.invalid
+        case .cannotWrite: return ExitStatus.environment
+        }
+    }
+}

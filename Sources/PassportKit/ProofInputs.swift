@@ -16,11 +16,11 @@ enum ProofInputs {
     }
 
     static func chain(dump: DumpFolder, dg1: [UInt8], report: PassiveAuthenticationReport, trust: TrustStore,
-                      now: Date) throws -> ZKPassportChain {
+                      now: Date, minimumAge: Int = 18) throws -> ZKPassportChain {
         let document = try proofData(dump: dump, dg1: dg1, report: report)
         let country = String(decoding: try ZKPassportCommitments.issuingCountry(fromDG1: dg1), as: UTF8.self)
         let registry = try self.registry(trust: trust, documentCSCA: document.csca, documentCountry: country)
-        return try ZKPassportChain(document: document, registry: registry, currentDate: now)
+        return try ZKPassportChain(document: document, registry: registry, currentDate: now, minimumAge: minimumAge)
     }
 
     static func proofData(dump: DumpFolder, dg1: [UInt8], report: PassiveAuthenticationReport) throws -> PassportProofData {

@@ -84,6 +84,8 @@ public struct ZKPassportChain: Sendable {
         public let name: String
         public let inputs: [String]
         public let publicInputs: [FieldElement]
+        /// `main`'s parameters, which `inputs` fill in order (`ProverTOML`).
+        public let parameters: [NoirParameter]
     }
 
     public let circuits: [Circuit]
@@ -164,11 +166,27 @@ public struct ZKPassportChain: Sendable {
         let integrityOut = try age.commitmentIn()
 
         circuits = [
-            Circuit(name: dscName, inputs: dsc, publicInputs: [registry.root, dscOut]),
-            Circuit(name: idName, inputs: idData, publicInputs: [dscOut, idOut]),
-            Circuit(name: integrityName, inputs: integrity, publicInputs: [idOut, integrityOut]),
-            Circuit(name: "compare_age", inputs: try age.inputs(), publicInputs: try age.publicInputs()),
+            Circuit(name: dscName, inputs: dsc, publicInputs: [registry.root, dscOut],
+                    parameters: ZKPassportABI.documentSignerCircuit(tbs: tbsSize, key: try ZKPassportChain.layout(document.csca, document.documentSignerScheme),
+                                                                    signatureBytes: dscSignature.count)),
+            Circuit(name: idName, inputs: idData, publicInputs: [dscOut, idOut],
+                    parameters: ZKPassportABI.idDataCircuit(tbs: tbsSize, key: try ZKPassportChain.layout(dscKey, document.sodScheme),
+                                                            signatureBytes: sodSignature.count)),
+            Circuit(name: integrityName, inputs: integrity, publicInputs: [idOut, integrityOut], parameters: ZKPassportABI.integrityCircuit),
+            Circuit(name: "compare_age", inputs: try age.inputs(), publicInputs: try age.publicInputs(), parameters: ZKPassportABI.compareAgeCircuit),
         ]
+    }
+
+    /// How a key's witness fields split: RSA modulus and Barrett parameter (n, n + 1 bytes), or
+    /// the two coordinates.
+    static func layout(_ key: CircuitPublicKey, _ scheme: CircuitSignatureScheme) throws -> ZKPassportABI.KeyLayout {
+        let fields = try key.witnessFields().count
+        switch key {
+        case .rsa:
+            if case .rsaPSS = scheme { return .rsa(modulusBytes: (fields - 1) / 2, pss: true) }
+            return .rsa(modulusBytes: (fields - 1) / 2, pss: false)
+        case .ecdsa: return .ecdsa(coordinateBytes: fields / 2)
+        }
     }
 
     /// The Document Signer certificate, read by passive authentication's X.509 type.

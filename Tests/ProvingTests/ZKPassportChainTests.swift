@@ -114,19 +114,23 @@ import Testing
         var testDescription: String { name }
     }
 
-    @Test(arguments: [
-        Case(name: "john_rsa_2048_sha256", names: ["sig_check_dsc_tbs_700_rsa_pkcs_2048_sha256", "sig_check_id_data_tbs_700_rsa_pkcs_2048_sha256",
-                                                    "data_check_integrity_sa_sha256_dg_sha256", "compare_age"], sizes: [1495, 2524, 1060, 121]),
-        Case(name: "mary_ecdsa_p256_sha256", names: ["sig_check_dsc_tbs_700_ecdsa_nist_p256_sha256", "sig_check_id_data_tbs_700_ecdsa_nist_p256_sha256",
-                                                      "data_check_integrity_sa_sha256_dg_sha256", "compare_age"], sizes: [853, 1882, 1060, 121]),
-    ])
-    func chainOfTheFixturePassports(_ c: Case) throws {
+    /// A zkPassport fixture passport, its published values and the chain built for it (salts 1,
+    /// nullifier revealed, 2026-01-01), as the published witnesses were made.
+    struct FixturePassport {
+        let passport: ZKPassportCommitmentTests.Fixtures.Passport
+        let expected: [String: RegistryFixture.Value]
+        let sod: FixtureSOD
+        let dg1: [UInt8]
+        let rsa: Bool
+    }
+
+    static func fixtureChain(_ name: String) throws -> (ZKPassportChain, FixturePassport) {
         let utils = try ZKPassportCommitmentTests.Fixtures.load()
-        let passport = try #require(utils.passports[c.name])
-        let expected = try #require(RegistryFixture.shared.passports[c.name])
+        let passport = try #require(utils.passports[name])
+        let expected = try #require(RegistryFixture.shared.passports[name])
         let sod = FixtureSOD([UInt8](try #require(Data(base64Encoded: passport.sodBase64))))
         let dg1 = ZKPassportCommitmentTests.dg1Prefix + Array(passport.mrz.utf8)
-        let rsa = c.name.contains("rsa")
+        let rsa = name.contains("rsa")
         let csca: CircuitPublicKey = rsa
             ? .rsa(modulus: expected["csc_pubkey"]!.bytes, exponent: 65537)
             : .ecdsa(x: expected["csc_pubkey_x"]!.bytes, y: expected["csc_pubkey_y"]!.bytes,
@@ -139,6 +143,18 @@ import Testing
         let salts = ZKPassportChain.Salts(dsc: .one, idData: .one, disclosure: IntegrityToDisclosureSalts(all: .one))
         let chain = try ZKPassportChain(document: document, registry: Self.registry, currentDate: Date(timeIntervalSince1970: 1_767_225_600),
                                         salts: salts, revealNullifier: true)
+        return (chain, FixturePassport(passport: passport, expected: expected, sod: sod, dg1: dg1, rsa: rsa))
+    }
+
+    @Test(arguments: [
+        Case(name: "john_rsa_2048_sha256", names: ["sig_check_dsc_tbs_700_rsa_pkcs_2048_sha256", "sig_check_id_data_tbs_700_rsa_pkcs_2048_sha256",
+                                                    "data_check_integrity_sa_sha256_dg_sha256", "compare_age"], sizes: [1495, 2524, 1060, 121]),
+        Case(name: "mary_ecdsa_p256_sha256", names: ["sig_check_dsc_tbs_700_ecdsa_nist_p256_sha256", "sig_check_id_data_tbs_700_ecdsa_nist_p256_sha256",
+                                                      "data_check_integrity_sa_sha256_dg_sha256", "compare_age"], sizes: [853, 1882, 1060, 121]),
+    ])
+    func chainOfTheFixturePassports(_ c: Case) throws {
+        let (chain, fixture) = try Self.fixtureChain(c.name)
+        let (passport, expected, sod, dg1, rsa) = (fixture.passport, fixture.expected, fixture.sod, fixture.dg1, fixture.rsa)
         #expect(chain.circuits.map(\.name) == c.names)
         #expect(chain.circuits.map(\.inputs.count) == c.sizes)
         let (dsc, idData, integrity, age) = (chain.circuits[0].inputs, chain.circuits[1].inputs, chain.circuits[2].inputs, chain.circuits[3].inputs)
