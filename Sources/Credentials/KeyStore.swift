@@ -226,6 +226,73 @@ public final class KeyStore: @unchecked Sendable {
         return onFile.count
     }
 
+    // MARK: Export and import (a backup under a passphrase)
+
+    /// What an export would hold, without decrypting anything: the holder key's DID (nil when
+    /// there is no software holder key) and the number of pairwise keys.
+    public func exportSummary() -> (holderDID: String?, pairwiseKeys: Int) {
+        let status = status()
+        return (status.holderDID, status.pairwiseKeys)
+    }
+
+    /// Every software key, decrypted and encrypted again under scrypt(`passphrase`) (AES-256-GCM,
+    /// the DID as associated data), as one JSON document. Key file names go along, so that an
+    /// import puts each pairwise key back under its verifier.
+    public func exportKeys(passphrase: String) throws -> [UInt8] {
+        guard passphrase.count >= 8 else { throw CredentialError.keyStore("the export passphrase must have at least 8 characters.") }
+        let salt = OpenSSLCrypto.randomBytes(16)
+        let kek = try KeyStore.scrypt(passphrase, salt: salt)
+        var entries: [[String: Any]] = []
+        for url in keyFiles() {
+            let key = try load(url)
+            let did = DIDKey.did(for: key.publicKey)
+            let nonce = OpenSSLCrypto.randomBytes(12)
+            var scalar = try key.scalar()
+            defer { for i in scalar.indices { scalar[i] = 0 } }
+            let sealed = try CredentialError.mapping { try AESGCM.seal(scalar, key: kek, nonce: nonce, aad: Array(did.utf8)) }
+            entries.append(["file": url.path.replacingOccurrences(of: folder.path + "/", with: ""), "did": did,
+                            "nonce": Base64URL.encode(nonce), "ciphertext": Base64URL.encode(sealed.ciphertext), "tag": Base64URL.encode(sealed.tag)])
+        }
+        guard !entries.isEmpty else { throw CredentialError.keyStore("there are no keys in \(folder.path) to export.") }
+        let document: [String: Any] = ["format": "passport-toolkit-keys", "version": 1, "kdf": "scrypt", "salt": Base64URL.encode(salt),
+                                       "scrypt": ["n": KeyStore.scryptN, "r": 8, "p": 1], "cipher": "A256GCM", "keys": entries]
+        return Array(try CanonicalJSON.data(document))
+    }
+
+    /// Reads an export: every key is decrypted first (all or nothing), then each is stored under
+    /// this store's protection. A different key already at a key's place is refused. Gives the
+    /// DIDs imported.
+    @discardableResult
+    public func importKeys(_ bytes: [UInt8], passphrase: String) throws -> [String] {
+        guard let document = try? CanonicalJSON.object(bytes), document["format"] as? String == "passport-toolkit-keys",
+              let salt = (document["salt"] as? String).flatMap(Base64URL.decode), let entries = document["keys"] as? [[String: Any]] else {
+            throw CredentialError.keyStore("this is not a key export written by `passport keys export`.")
+        }
+        let kek = try KeyStore.scrypt(passphrase, salt: salt)
+        var keys: [(URL, P256PrivateKey)] = []
+        for entry in entries {
+            guard let file = entry["file"] as? String, file == "holder.json" || (file.hasPrefix("pairwise/") && !file.contains("..") && file.hasSuffix(".json")),
+                  let did = entry["did"] as? String, let nonce = (entry["nonce"] as? String).flatMap(Base64URL.decode),
+                  let ciphertext = (entry["ciphertext"] as? String).flatMap(Base64URL.decode),
+                  let tag = (entry["tag"] as? String).flatMap(Base64URL.decode) else {
+                throw CredentialError.keyStore("the key export is damaged.")
+            }
+            guard let scalar = try? AESGCM.open(ciphertext: ciphertext, tag: tag, key: kek, nonce: nonce, aad: Array(did.utf8)) else {
+                throw CredentialError.keyStore("cannot decrypt the key export: wrong passphrase, or the file was altered. Nothing was imported.")
+            }
+            let key = try P256PrivateKey(scalar: scalar)
+            guard DIDKey.did(for: key.publicKey) == did else { throw CredentialError.keyStore("the key export is damaged (a key does not match its DID).") }
+            keys.append((folder.appendingPathComponent(file), key))
+        }
+        for (url, key) in keys where FileManager.default.fileExists(atPath: url.path) {
+            guard try load(url).publicKey == key.publicKey else {
+                throw CredentialError.keyStore("\(url.lastPathComponent) already holds a different key (\(DIDKey.did(for: try load(url).publicKey))); nothing was imported.")
+            }
+        }
+        for (url, key) in keys where !FileManager.default.fileExists(atPath: url.path) { try store(key, at: url) }
+        return keys.map { DIDKey.did(for: $0.1.publicKey) }
+    }
+
     /// holder.json and every pairwise key file.
     private func keyFiles() -> [URL] {
         let pairwise = folder.appendingPathComponent("pairwise")

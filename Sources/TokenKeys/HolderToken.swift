@@ -153,22 +153,9 @@ public final class HolderToken: ES256Signer {
     /// PASSPORT_PKCS11_PIN (scripts, tests), else asked on the terminal without echo.
     public static func askPIN() throws -> String {
         if let pin = ProcessInfo.processInfo.environment["PASSPORT_PKCS11_PIN"] { return pin }
-        let tty = open("/dev/tty", O_RDWR)
-        guard tty >= 0 else { throw TokenError.noPIN("no terminal to ask it on; set PASSPORT_PKCS11_PIN") }
-        defer { close(tty) }
-        var saved = termios()
-        tcgetattr(tty, &saved)
-        var silent = saved
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(tty, TCSAFLUSH, &silent)
-        defer { tcsetattr(tty, TCSAFLUSH, &saved); _ = write(tty, "\n", 1) }
-        let prompt = "Token PIN: "
-        _ = write(tty, prompt, prompt.utf8.count)
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(tty, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-        guard !line.isEmpty else { throw TokenError.noPIN("none was typed") }
-        return String(decoding: line, as: UTF8.self)
+        guard let pin = TerminalSecret.read(prompt: "Token PIN: ") else { throw TokenError.noPIN("no terminal to ask it on; set PASSPORT_PKCS11_PIN") }
+        guard !pin.isEmpty else { throw TokenError.noPIN("none was typed") }
+        return pin
     }
 }
 

@@ -7,7 +7,8 @@ import TokenKeys
 
 struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keys", abstract: "The holder's keys.", subcommands: [KeysShowCommand.self, KeysInitCommand.self, KeysStatusCommand.self, KeysMigrateCommand.self])
+        commandName: "keys", abstract: "The holder's keys.", subcommands: [KeysShowCommand.self, KeysInitCommand.self, KeysStatusCommand.self, KeysMigrateCommand.self,
+                                                                                  KeysExportCommand.self, KeysImportCommand.self])
 }
 
 struct KeysShowCommand: ParsableCommand {
