@@ -314,5 +314,4 @@ public protocol DeviceKeyVault: AnyObject {
     var name: String { get }
     func load(for folder: URL) throws -> [UInt8]?
     func store(_ key: [UInt8], for folder: URL) throws
-    func remove(for folder: URL) throws
 }

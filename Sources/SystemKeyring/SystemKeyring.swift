@@ -69,12 +69,6 @@ public final class SystemKeyring: DeviceKeyVault {
         guard stored != 0 else { throw CredentialError.keyStore("the system keyring did not store the device key") }
     }
 
-    public func remove(for folder: URL) throws {
-        var error: UnsafeMutablePointer<GError>?
-        _ = withAttributes(folder) { secret_service_clear_sync(service, nil, $0, nil, &error) }
-        try check(error, "removing the device key")
-    }
-
     /// The default collection unlocked: asks the Secret Service to unlock it (on a desktop that
     /// shows the keyring's own unlock prompt); still locked afterwards is an error, and nothing
     /// is read, written or signed.
@@ -89,9 +83,11 @@ public final class SystemKeyring: DeviceKeyVault {
         let objects = g_list_append(nil, UnsafeMutableRawPointer(collection))
         defer { g_list_free(objects) }
         var unlockError: UnsafeMutablePointer<GError>?
-        _ = secret_service_unlock_sync(service, objects, nil, nil, &unlockError)
-        if unlockError != nil { g_clear_error(&unlockError) }
-        guard secret_collection_get_locked(collection) == 0 else { throw CredentialError.keyringLocked }
+        // The count of objects unlocked, not the collection's Locked property: that is a cached
+        // D-Bus property, which can still say locked right after an unlock.
+        let unlocked = secret_service_unlock_sync(service, objects, nil, nil, &unlockError)
+        g_clear_error(&unlockError)
+        guard unlocked > 0 else { throw CredentialError.keyringLocked }
     }
 
     private func check(_ error: UnsafeMutablePointer<GError>?, _ step: String) throws {

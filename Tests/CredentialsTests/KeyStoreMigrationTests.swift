@@ -13,7 +13,6 @@ final class MemoryVault: DeviceKeyVault {
         if refuseStores { throw CredentialError.keyStore("refused") }
         keys[folder.path] = key
     }
-    func remove(for folder: URL) throws { keys[folder.path] = nil }
 }
 
 @Suite struct KeyStoreMigration {
