@@ -51,6 +51,21 @@ package final class LeptonicaImage {
         return LeptonicaImage(pixRotate(pix, Float(degrees * .pi / 180), Int32(method), Int32(L_BRING_IN_WHITE), w, h))
     }
 
+    /// The pixels of an 8-bit image, row by row (`width` bytes each); nil for other depths.
+    /// (Leptonica stores each row as 32-bit words, the first pixel in the most significant byte.)
+    package func greyBytes() -> [UInt8]? {
+        guard pixGetDepth(pix) == 8, let data = pixGetData(pix) else { return nil }
+        let (w, h, wordsPerLine) = (width, height, Int(pixGetWpl(pix)))
+        var bytes = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            let row = data + y * wordsPerLine
+            for x in 0..<w {
+                bytes[y * w + x] = UInt8(truncatingIfNeeded: row[x >> 2] >> UInt32(24 - 8 * (x & 3)))
+            }
+        }
+        return bytes
+    }
+
     package func cropped(_ rect: PixelRect) -> LeptonicaImage? {
         let clipped = rect.clamped(width: width, height: height)
         guard clipped.width > 0, clipped.height > 0 else { return nil }

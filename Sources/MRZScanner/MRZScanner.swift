@@ -61,16 +61,24 @@ public struct MRZScanResult: Sendable {
 public final class MRZScanner {
     public let model: MRZModel
     private let reader: TesseractLineReader
-    private let finder = MRZBandFinder()
+    let finder = MRZBandFinder()
     /// Candidate zones tried before giving up.
     public var maxBands = 6
     /// Photos larger than this (longer side, pixels) are shrunk first; the MRZ stays legible.
     public var maxImageSide = 2000
 
+    /// The cell model, when its file (`mrz-cells.bin`) lies beside the MRZ Tesseract model.
+    private let cellClassifier: CellClassifier?
+
     public init(model: MRZModel) throws {
         self.model = model
         self.reader = try TesseractLineReader(dataPath: model.dataPath, language: model.language)
+        self.cellClassifier = model.isFallback ? nil
+            : CellClassifier(contentsOf: (model.dataPath as NSString).appendingPathComponent(CellClassifier.fileName))
     }
+
+    /// Whether the cell model was found (else every zone is read by Tesseract alone).
+    public var readsCells: Bool { cellClassifier != nil }
 
     public func scan(imageAt path: String) throws -> MRZScanResult {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -221,7 +229,7 @@ public final class MRZScanner {
     }
 
     /// Shrunk to `maxImageSide`, or enlarged (at most 4×) to `minImageSide`.
-    private func resized(_ grey: LeptonicaImage) -> LeptonicaImage? {
+    func resized(_ grey: LeptonicaImage) -> LeptonicaImage? {
         let side = max(grey.width, grey.height)
         if side > maxImageSide { return grey.scaled(by: Double(maxImageSide) / Double(side)) }
         if side < minImageSide { return grey.scaled(by: min(4, Double(minImageSide) / Double(max(1, side)))) }
@@ -235,71 +243,80 @@ public final class MRZScanner {
 
     /// Reads the candidate zones until one gives a valid MRZ; else the least broken reading.
     ///
-    /// A reading whose access-key lines are clean (no substitution or realignment there; a filler
-    /// or two miscounted at most; Tesseract sure of every character) is taken at once, whatever
-    /// had to be fixed in the name. Any other valid reading is taken only when the zone, read at
-    /// every scale, gives that access key at least twice and no other: on a garbled line the
-    /// check digits can hold by chance, some misreadings (A for 0) satisfy them all, and two
-    /// independent misreadings rarely agree.
+    /// Each zone is first cut into character cells and read by the cell model (a few
+    /// milliseconds), then, if that does not settle it, by Tesseract line by line at up to three
+    /// scales. A reading whose access-key lines are clean (no substitution or realignment there; a
+    /// filler or two miscounted at most; the reader sure of every character) is taken at once,
+    /// whatever had to be fixed in the name. Any other valid reading is taken only when another
+    /// reading of the zone (the other reader, or another scale) gives the same access key and none
+    /// gives another: on a garbled line the check digits can hold by chance, some misreadings (A
+    /// for 0) satisfy them all, and two independent misreadings rarely agree.
     private func read(_ found: MRZBandFinder.Result, deadline: Deadline) -> Attempt {
-        var bestFailure: MRZScanError?
-        var bestFailingCount = Int.max
+        var judge = ReadingJudge(skewDegrees: found.skewDegrees, maxCorrectionCost: maxCorrectionCost)
         for (index, band) in found.bands.prefix(maxBands).enumerated() {
             if deadline.passed { break }
-            var unsure: [MRZScanResult] = []
+            judge.startZone()
+            for cells in cellReadings(of: band, in: found.deskewed) {
+                let verdict = judge.consider(cells.map(\.text), minimumKeyConfidence: minimumCellConfidence) { keyLines in
+                    CellClassifier.keyConfidence(of: keyLines.compactMap { $0 - 1 < cells.count ? cells[$0 - 1] : nil })
+                }
+                if case .accept(let result) = verdict { return .success(result) }
+            }
             // Most photos are read at the first scale; a failing one is read again smaller and larger.
             let heights = index < 2 ? [textHeight, textHeight - 5, textHeight + 7] : [textHeight]
             for height in heights {
                 if deadline.passed { break }
                 for reading in readings(of: band, in: found.deskewed, textHeight: height, deadline: deadline) {
-                    let lines = reading.map(\.text)
-                    guard let corrected = try? MRZCorrector.correct(lines) else {
-                        if bestFailure == nil { bestFailure = .unreadable(lines: lines) }
-                        continue
-                    }
-                    if corrected.isValid && corrected.ambiguous {
-                        // Check digits satisfied by a guess between equally likely corrections.
-                        if bestFailingCount > 0 {
-                            bestFailingCount = 0
-                            bestFailure = .uncertain(lines: corrected.mrz.lines)
-                        }
-                        continue
-                    }
-                    if corrected.isValid && corrected.cost <= maxCorrectionCost {
-                        // The corrector drops lines it finds empty; number the rest as it does.
-                        let kept = reading.filter { !MRZCorrector.normalise($0.text).isEmpty }
-                        let keyConfidence = corrected.keyLines
-                            .compactMap { $0 - 1 < kept.count ? kept[$0 - 1].confidences.min() : nil }.min() ?? 0
-                        let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
-                                                   skewDegrees: found.skewDegrees, cost: corrected.cost, keyConfidence: keyConfidence)
-                        // Zeros and fillers satisfy a check digit whatever they stand for: a key
-                        // with an unknown or zero date part must be read as printed, twice.
-                        let weakKey = MRZScanner.hasWeakDates(corrected.mrz)
-                        if weakKey && !corrected.keyLinesReadAsIs { continue }
-                        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey { return .success(result) }
-                        unsure.append(result)
-                        continue
-                    }
-                    let failing = corrected.mrz.checks.filter { !$0.isValid }.map(\.field)
-                    let problems = max(1, failing.count + corrected.grammarViolations)
-                    if problems < bestFailingCount {
-                        bestFailingCount = problems
-                        bestFailure = corrected.isValid ? .uncertain(lines: corrected.mrz.lines)
-                            : .checkDigitsFail(lines: corrected.mrz.lines, failing: failing)
+                    if case .accept(let result) = judge.consider(reading, minimumKeyConfidence: minimumKeyConfidence) {
+                        return .success(result)
                     }
                 }
             }
-            // Unsure readings count when two of them agree on the access key and none disagrees: a
-            // misreading the check digits cannot see is often made at one scale but not another.
-            if unsure.count >= 2, Set(unsure.map(\.mrz.accessKey)).count == 1 {
-                return .success(unsure.min { $0.cost < $1.cost }!)
-            }
-            if let first = unsure.first, bestFailingCount > 0 {
-                bestFailingCount = 0 // closer than any failing reading
-                bestFailure = .uncertain(lines: first.mrz.lines)
-            }
+            judge.endZone()
         }
-        return .failure(problems: bestFailure == nil ? Int.max : bestFailingCount, bestFailure ?? .noZoneFound)
+        return .failure(problems: judge.failureProblems, judge.failure ?? .noZoneFound)
+    }
+
+    /// The band's lines as the cell model reads them; nil when a line does not cut into the cells
+    /// of an MRZ line (the zone is then Tesseract's).
+    private func cellReadings(of band: MRZBandFinder.Band, in image: LeptonicaImage) -> [[CellClassifier.LineReading]] {
+        guard let classifier = cellClassifier else { return [] }
+        let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
+        func read(_ line: PixelRect, lengths: Set<Int>) -> CellClassifier.LineReading? {
+            guard let plane = cellPlane(line, across: zone, in: image),
+                  let cells = CellSegmenter.segment(plane, lengths: lengths) else { return nil }
+            return CellClassifier.LineReading(cells: classifier.read(cells))
+        }
+        // Two lines of 30 cells are a TD1 card whose third line was not found as a line: the
+        // line one pitch below, or above, completes it.
+        let lengths: Set<Int> = band.lines.count == 3 ? [30] : [30, 36, 44]
+        guard let first = read(band.lines[0], lengths: lengths) else { return [] }
+        let length: Set<Int> = [first.cells.count]
+        var lines = [first]
+        for line in band.lines.dropFirst() {
+            guard let next = read(line, lengths: length) else { return [] }
+            lines.append(next)
+        }
+        guard band.lines.count == 2 && first.cells.count == 30 else { return [lines] }
+        let pitch = band.lines[1].y - band.lines[0].y
+        var below = band.lines[1], above = band.lines[0]
+        below.y += pitch
+        above.y -= pitch
+        return [read(below, lengths: length).map { lines + [$0] }, read(above, lengths: length).map { [$0] + lines }].compactMap { $0 }
+    }
+
+    /// Cap height, in pixels, a line is scaled to before it is cut into cells.
+    static let cellCapHeight = 32.0
+
+    /// One line and the paper around it, across the zone's width, scaled to `cellCapHeight` and
+    /// with its background flattened, as a plane of grey bytes.
+    func cellPlane(_ line: PixelRect, across zone: PixelRect, in image: LeptonicaImage) -> GreyPlane? {
+        let margin = line.height
+        let rect = PixelRect(x: zone.x - margin, y: line.y - line.height / 2, width: zone.width + 2 * margin, height: line.height * 2)
+        guard let cut = image.cropped(rect), let scaled = cut.scaled(by: Self.cellCapHeight / Double(max(1, line.height))) else { return nil }
+        let flat = LeptonicaImage(pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
+        guard let bytes = flat.greyBytes() else { return nil }
+        return GreyPlane(width: flat.width, height: flat.height, pixels: bytes)
     }
 
     /// The band's lines as read; for two lines of about 30 characters (a TD1 card whose third
@@ -331,10 +348,13 @@ public final class MRZScanner {
     /// reading agrees when Tesseract was less sure than this (0-100) of one of their characters:
     /// some misreadings (A for 0, L for 1: values 10 apart) satisfy every check digit.
     public var minimumKeyConfidence: Float = 90
+    /// The same for the cell model: 100 less the percentage chance that its reading of the
+    /// access-key lines is wrong although every check digit holds (CellClassifier.keyConfidence).
+    public var minimumCellConfidence: Float = 99
 
     /// One line cut out across the whole zone's width (the lines share their edges; a line whose
     /// trailing fillers faded is still read to the end), with the margin Tesseract needs.
-    private func readLine(_ line: PixelRect, across zone: PixelRect, in image: LeptonicaImage,
+    func readLine(_ line: PixelRect, across zone: PixelRect, in image: LeptonicaImage,
                           textHeight: Int) -> TesseractLineReader.Reading {
         let margin = line.height
         let rect = PixelRect(x: zone.x - margin, y: line.y - line.height * 3 / 10,

@@ -9,5 +9,5 @@ struct BenchCommand: ParsableCommand {
         commandName: "passport-bench",
         abstract: "Benchmarks of the passport toolkit: figures next to a peer or the raw OpenSSL cost.",
         version: PassportKitVersion.version,
-        subcommands: [VerifyBenchmark.self, CredentialsBenchmark.self, OCRBenchmark.self])
+        subcommands: [VerifyBenchmark.self, CredentialsBenchmark.self, OCRBenchmark.self, OCRCellsCommand.self])
 }
