@@ -93,13 +93,16 @@ extension LeptonicaImage {
     /// The share of pixels (0-1) in strong colour (channels more than `spread` apart): a pen or
     /// highlighter mark, a coloured box drawn on the picture; 0 for grey images.
     package func strongColourShare(spread: Int = 100) -> Double {
-        guard pixGetDepth(pix) == 32, let diff = LeptonicaImage(pixConvertRGBToGrayMinMax(pix, Int32(L_CHOOSE_MAXDIFF))),
+        // A share needs no more than about 600 pixels a side: every n-th pixel of a large photo.
+        let step = Int32(max(1, max(width, height) / 600))
+        guard pixGetDepth(pix) == 32, let sample = step == 1 ? self : LeptonicaImage(pixScaleByIntSampling(pix, step)),
+              let diff = LeptonicaImage(pixConvertRGBToGrayMinMax(sample.pix, Int32(L_CHOOSE_MAXDIFF))),
               let mask = LeptonicaImage(pixThresholdToBinary(diff.pix, Int32(spread)))
         else { return 0 }
         // The mask is set where the spread is below the threshold.
         var below: Int32 = 0
         pixCountPixels(mask.pix, &below, nil)
-        return 1 - Double(below) / Double(max(1, width * height))
+        return 1 - Double(below) / Double(max(1, sample.width * sample.height))
     }
 
     /// JPEG-encoded (quality 0-100), for tests and tools.

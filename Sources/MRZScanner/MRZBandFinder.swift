@@ -66,8 +66,51 @@ struct MRZBandFinder {
 
     /// The candidate zones when the page is turned by `skew` degrees.
     func find(_ prepared: Prepared, skew: Double) -> Result? {
-        guard let bands = bands(prepared, skew: skew), let deskewed = prepared.grey.rotated(degrees: skew) else { return nil }
-        return Result(deskewed: deskewed, skewDegrees: skew, bands: bands)
+        guard let bands = bands(prepared, skew: skew) else { return nil }
+        guard !bands.isEmpty else { return Result(deskewed: prepared.grey, skewDegrees: skew, bands: []) }
+        // Only the part of the photo around the zones is turned (a full photo costs ~10 ms): the
+        // zones, with room for a line above and below and the margins the line readers cut.
+        let lines = bands.prefix(maxBandsTurned).flatMap(\.lines)
+        let tallest = lines.map(\.height).max() ?? 0
+        let needed = lines.dropFirst().reduce(lines[0]) { $0.union($1) }
+        let region = PixelRect(x: needed.x - 3 * tallest, y: needed.y - 4 * tallest,
+                               width: needed.width + 6 * tallest, height: needed.height + 8 * tallest)
+        guard let turned = Self.turnedRegion(prepared.grey, degrees: skew, region: region) else { return nil }
+        let moved = bands.map { band in
+            Band(lines: band.lines.map { PixelRect(x: $0.x + turned.offset.x, y: $0.y + turned.offset.y, width: $0.width, height: $0.height) },
+                 score: band.score)
+        }
+        return Result(deskewed: turned.image, skewDegrees: skew, bands: moved)
+    }
+
+    /// How many of the likeliest zones the turned region covers (MRZScanner reads no more).
+    var maxBandsTurned = 6
+
+    /// The part of `image` that, turned by `degrees` about the image's centre (as
+    /// `LeptonicaImage.rotated` turns it), covers `region`: cut from the photo and turned about its
+    /// own centre instead. `offset` moves a point of the fully turned image into it (turning about
+    /// another centre differs only by a shift).
+    static func turnedRegion(_ image: LeptonicaImage, degrees: Double, region: PixelRect) -> (image: LeptonicaImage, offset: (x: Int, y: Int))? {
+        let angle = degrees * .pi / 180
+        let (cosine, sine) = (cos(angle), sin(angle))
+        // Leptonica turns clockwise for a positive angle, y pointing down: turned = C + R(p - C).
+        func turn(_ x: Double, _ y: Double, by sign: Double, about centre: (Double, Double)) -> (Double, Double) {
+            let dx = x - centre.0, dy = y - centre.1
+            return (centre.0 + cosine * dx - sign * sine * dy, centre.1 + sign * sine * dx + cosine * dy)
+        }
+        let centre = (Double(image.width) / 2, Double(image.height) / 2)
+        let corners = [(region.x, region.y), (region.maxX, region.y), (region.x, region.maxY), (region.maxX, region.maxY)]
+            .map { turn(Double($0.0), Double($0.1), by: -1, about: centre) }
+        let minX = Int(corners.map(\.0).min()!.rounded(.down)), maxX = Int(corners.map(\.0).max()!.rounded(.up))
+        let minY = Int(corners.map(\.1).min()!.rounded(.down)), maxY = Int(corners.map(\.1).max()!.rounded(.up))
+        let box = PixelRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY).clamped(width: image.width, height: image.height)
+        guard box.width > 0, box.height > 0, let cut = image.cropped(box), let turned = cut.rotated(degrees: degrees) else { return nil }
+        // A point d of the fully turned image is at d + t in the turned cut, where
+        // t = c - C + R(C - Cc): c the cut's own centre, Cc that centre in the photo.
+        let cutCentre = (Double(box.x) + Double(box.width) / 2, Double(box.y) + Double(box.height) / 2)
+        let shifted = turn(centre.0, centre.1, by: 1, about: cutCentre)
+        let t = (Double(box.width) / 2 - centre.0 + shifted.0 - cutCentre.0, Double(box.height) / 2 - centre.1 + shifted.1 - cutCentre.1)
+        return (turned, (Int(t.0.rounded()), Int(t.1.rounded())))
     }
 
     /// The zones at `skew`, without turning the full-size photo (cheap: the 1-bit mask only).

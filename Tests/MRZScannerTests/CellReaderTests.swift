@@ -1,0 +1,144 @@
+import Foundation
+@testable import ImageCodecs
+import MRZ
+@testable import MRZScanner
+import Testing
+import TestSupport
+
+/// The cell reader on its own: the generated fixture pages' MRZ lines cut into their cells and
+/// named by the committed cell model; lines that do not make a whole grid refused.
+@Suite struct CellReader {
+    struct Truth: Decodable { let lines: [String]; let image: String }
+
+    static func scanner() throws -> MRZScanner {
+        let scanner = try MRZScanner(model: MRZModel.locate())
+        #expect(scanner.readsCells, "Models/mrz-cells.bin should be found beside mrz.traineddata")
+        return scanner
+    }
+
+    static let classifier = CellClassifier(contentsOf: TestPaths.projectRoot.appendingPathComponent("Models/\(CellClassifier.fileName)").path)
+
+    /// Each MRZ line of a fixture page, as the scanner cuts it (found, deskewed, scaled, flattened).
+    static func linePlanes(_ name: String) throws -> (truth: Truth, planes: [GreyPlane]) {
+        let folder = TestPaths.fixtures.appendingPathComponent("ocr")
+        let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: folder.appendingPathComponent("\(name).json")))
+        let scanner = try scanner()
+        let image = try #require(LeptonicaImage.decode([UInt8](Data(contentsOf: folder.appendingPathComponent(truth.image)))))
+        let working = try #require(image.grey().flatMap(scanner.resized))
+        let prepared = try #require(scanner.finder.prepare(working))
+        let found = try #require(scanner.finder.find(prepared, skew: prepared.skew))
+        let band = try #require(found.bands.first { $0.lines.count == truth.lines.count })
+        let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
+        let planes = try band.lines.map { try #require(scanner.cellPlane($0, across: zone, in: found.deskewed)) }
+        return (truth, planes)
+    }
+
+    static func read(_ plane: GreyPlane, length: Int) throws -> [CellClassifier.Reading]? {
+        let classifier = try #require(Self.classifier)
+        return CellSegmenter.segment(plane, lengths: [length]).map(classifier.read)
+    }
+
+    @Test(arguments: ["datapage-td3-uto", "card-td1", "card-td2"])
+    func everyLineCutsIntoItsCellsAndReadsAsPrinted(name: String) throws {
+        let (truth, planes) = try Self.linePlanes(name)
+        for (plane, line) in zip(planes, truth.lines) {
+            let cells = try #require(try Self.read(plane, length: line.count), "\(name): \(line) not cut into \(line.count) cells")
+            #expect(String(cells.map(\.best)) == line)
+        }
+    }
+
+    @Test func aLineCutShortIsRefusedRatherThanStretched() throws {
+        // The second TD3 line with its last fifth cut off: 35 cells are left, not 44 to be guessed.
+        let (_, planes) = try Self.linePlanes("datapage-td3-uto")
+        let plane = planes[1]
+        let kept = plane.width * 4 / 5
+        var pixels = plane.pixels
+        for y in 0..<plane.height { for x in kept..<plane.width { pixels[y * plane.width + x] = 255 } }
+        let cut = GreyPlane(width: plane.width, height: plane.height, pixels: pixels)
+        #expect(CellSegmenter.segment(cut, lengths: [44]) == nil)
+    }
+
+    @Test func aBlotStaysInItsCell() throws {
+        // Ink spilt over one character: the grid does not move, so every other character is read
+        // as printed and the blotted one is the only doubt.
+        let (truth, planes) = try Self.linePlanes("datapage-td3-uto")
+        let plane = planes[1]
+        let clean = try #require(CellSegmenter.segment(plane, lengths: [44]))
+        let grid = try #require(Self.gridCentres(plane))
+        let blotted = 12
+        var pixels = plane.pixels
+        let x0 = Int(grid[blotted] - clean.pitch * 0.3), x1 = Int(grid[blotted] + clean.pitch * 0.3)
+        for y in (plane.height * 2 / 5)..<(plane.height * 3 / 5) { for x in x0...x1 { pixels[y * plane.width + x] = 0 } }
+        let readings = try #require(try Self.read(GreyPlane(width: plane.width, height: plane.height, pixels: pixels), length: 44))
+        let line = Array(truth.lines[1])
+        for (index, reading) in readings.enumerated() where index != blotted {
+            #expect(reading.best == line[index], "cell \(index)")
+        }
+    }
+
+    /// The cell centres the segmenter fits for a plane (from its glyphs, as `segment` does).
+    static func gridCentres(_ plane: GreyPlane) -> [Double]? {
+        let marks = CellSegmenter.components(plane, threshold: CellSegmenter.otsuThreshold(plane))
+        guard let glyphs = CellSegmenter.lineGlyphs(marks),
+              let grid = CellSegmenter.fitGrid(glyphs.glyphs, capHeight: glyphs.capHeight, lengths: [44]) else { return nil }
+        return (0..<grid.count).map(grid.centre)
+    }
+
+    @Test func theCheckDigitBlindAlternativesCountAgainstTheKey() {
+        func cell(_ best: Character, _ p: Float, _ alternative: Character, _ q: Float) -> CellClassifier.Reading {
+            CellClassifier.Reading(ranked: [(best, p), (alternative, q)])
+        }
+        let sure = CellClassifier.LineReading(cells: Array(repeating: cell("7", 1, "1", 0), count: 44))
+        #expect(CellClassifier.keyConfidence(of: [sure]) == 100)
+        // G and 6 are worth the same to a check digit (16 and 6): a 5% doubt is a 5% risk.
+        var blind = sure.cells
+        blind[3] = cell("6", 0.95, "G", 0.05)
+        #expect(CellClassifier.keyConfidence(of: [CellClassifier.LineReading(cells: blind)]) <= 95.01)
+        // 5 and 6 are not: the check digit would fail, so the same doubt costs little.
+        var seen = sure.cells
+        seen[3] = cell("6", 0.95, "5", 0.05)
+        #expect(CellClassifier.keyConfidence(of: [CellClassifier.LineReading(cells: seen)]) > 99.9)
+        // Many doubts at once: two misreadings may make up for each other.
+        let shaky = CellClassifier.LineReading(cells: Array(repeating: cell("7", 0.9, "1", 0.1), count: 10))
+        #expect(CellClassifier.keyConfidence(of: [shaky]) < 99)
+    }
+
+    @Test func malformedModelFilesAreRefused() throws {
+        let path = TestPaths.projectRoot.appendingPathComponent("Models/\(CellClassifier.fileName)").path
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(CellClassifier.parse(bytes) != nil)
+        #expect(CellClassifier.parse(Array(bytes.dropLast())) == nil)
+        #expect(CellClassifier.parse(bytes + [0]) == nil)
+        #expect(CellClassifier.parse(Array("MRZX".utf8) + bytes.dropFirst(4)) == nil)
+        var wrongSize = bytes
+        wrongSize[8] = 17 // patch width
+        #expect(CellClassifier.parse(wrongSize) == nil)
+        #expect(CellClassifier.parse([]) == nil)
+    }
+}
+
+/// The band finder turns only the region around the zones: it must show what turning the whole
+/// photo would show there.
+@Suite struct TurnedRegion {
+    @Test(arguments: [7.0, -11.0, 0.4])
+    func aTurnedRegionMatchesTheTurnedPhoto(degrees: Double) throws {
+        let folder = TestPaths.fixtures.appendingPathComponent("ocr")
+        let photo = try #require(LeptonicaImage.decode([UInt8](Data(contentsOf: folder.appendingPathComponent("card-td1.jpg"))))?.grey())
+        let whole = try #require(photo.rotated(degrees: degrees))
+        let region = PixelRect(x: 300, y: 700, width: 900, height: 300)
+        let part = try #require(MRZBandFinder.turnedRegion(photo, degrees: degrees, region: region))
+        let wholePixels = try #require(whole.greyBytes()), partPixels = try #require(part.image.greyBytes())
+        var difference = 0, count = 0
+        for y in stride(from: region.y, to: region.maxY, by: 3) {
+            for x in stride(from: region.x, to: region.maxX, by: 3) {
+                let (px, py) = (x + part.offset.x, y + part.offset.y)
+                guard px >= 0, py >= 0, px < part.image.width, py < part.image.height else { Issue.record("(\(x), \(y)) outside the region"); return }
+                difference += abs(Int(wholePixels[y * whole.width + x]) - Int(partPixels[py * part.image.width + px]))
+                count += 1
+            }
+        }
+        // Rounding the shift to whole pixels leaves a little difference on edges; a wrong turn
+        // or shift leaves tens of grey levels.
+        #expect(Double(difference) / Double(count) < 4)
+    }
+}
