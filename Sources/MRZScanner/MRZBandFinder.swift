@@ -32,7 +32,7 @@ struct MRZBandFinder {
     /// A developer aid: when PASSPORT_OCR_DEBUG names a folder, the masks and line crops are written
     /// there (they show the MRZ: personal data).
     var debugFolder = ProcessInfo.processInfo.environment["PASSPORT_OCR_DEBUG"]
-    var maxSkew = 12.0
+    var maxSkew = 32.0
 
     /// The photo shrunk to `detectionWidth` and its mask of dark marks.
     struct Prepared {
@@ -144,7 +144,7 @@ struct MRZBandFinder {
     /// The skew of the text lines in a mask, in degrees, if the sweep finds one.
     private func skew(of mask: LeptonicaImage) -> Double? {
         var angle: Float = 0, confidence: Float = 0
-        guard pixFindSkewSweepAndSearch(mask.pix, &angle, &confidence, 2, 1, Float(maxSkew), 0.5, 0.02) == 0, confidence > 0 else {
+        guard pixFindSkewSweepAndSearch(mask.pix, &angle, &confidence, 2, 1, Float(maxSkew), 1, 0.02) == 0, confidence > 0 else {
             return nil
         }
         return Double(angle)
