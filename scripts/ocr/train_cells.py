@@ -11,7 +11,7 @@ the evaluation generator or real photos.
 The network: 384 inputs, two ReLU layers (256, 128), softmax over 37 characters; Adam on
 cross-entropy, classes sampled evenly (fillers would otherwise swamp the rare letters), every
 batch freshly distorted (shifts of a pixel, bolder and thinner strokes, blur, contrast, noise,
-stains) so that the model does not learn one printer. Plain numpy, deterministic for a seed.
+stains, condensed or expanded glyphs) so that the model does not learn one printer. Plain numpy, deterministic for a seed.
 OUT.bin is the format CellClassifier reads (see Sources/MRZScanner/CellClassifier.swift).
 """
 import argparse
@@ -47,10 +47,31 @@ def shift(batch, dx, dy):
     return out
 
 
+def rescale(p, sx, sy):
+    """Each patch scaled about its centre by sx, sy (per patch), bilinearly; paper outside."""
+    n = p.shape[0]
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    src_x = (xs[None] - (W - 1) / 2) / sx[:, None, None] + (W - 1) / 2
+    src_y = (ys[None] - (H - 1) / 2) / sy[:, None, None] + (H - 1) / 2
+    x0, y0 = np.floor(src_x).astype(int), np.floor(src_y).astype(int)
+    fx, fy = src_x - x0, src_y - y0
+    padded = np.pad(p, ((0, 0), (1, 2), (1, 2)))
+    idx = np.arange(n)[:, None, None]
+
+    def at(yy, xx):
+        return padded[idx, np.clip(yy + 1, 0, H + 2), np.clip(xx + 1, 0, W + 2)]
+    return ((1 - fy) * ((1 - fx) * at(y0, x0) + fx * at(y0, x0 + 1)) + fy * ((1 - fx) * at(y0 + 1, x0) + fx * at(y0 + 1, x0 + 1))).astype(np.float32)
+
+
 def distort(rng, x):
     """Random distortions of a batch of patches (n, 384) in 0..1."""
     n = x.shape[0]
     p = x.reshape(n, H, W).copy()
+    # Condensed or expanded print, a cap or base line fitted a little off.
+    scaled = rng.random(n) < 0.5
+    if scaled.any():
+        k = int(scaled.sum())
+        p[scaled] = rescale(p[scaled], rng.uniform(0.85, 1.12, k).astype(np.float32), rng.uniform(0.9, 1.08, k).astype(np.float32))
     # Shift by up to a pixel (the grid is fitted, not exact).
     moves = rng.integers(0, 9, n)
     for move in range(9):
