@@ -27,6 +27,21 @@ package final class LeptonicaImage {
         return LeptonicaImage(data.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })
     }
 
+    /// Decodes like `decode(_:)`, but a JPEG whose longer side is at least twice `atLeast` is
+    /// decoded at a half, quarter or eighth of its size (libjpeg skips the detail, several times
+    /// faster) while its longer side stays at least `atLeast`.
+    package static func decode(_ data: [UInt8], reducedTo atLeast: Int) -> LeptonicaImage? {
+        guard !data.isEmpty else { return nil }
+        setMsgSeverity(Int32(L_SEVERITY_NONE))
+        var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        let header = data.withUnsafeBufferPointer { pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, nil, nil, nil) }
+        let side = Int(max(width, height))
+        guard header == 0, format == Int32(IFF_JFIF_JPEG), atLeast > 0, side >= 2 * atLeast else { return decode(data) }
+        let reduction = [8, 4, 2].first { side / $0 >= atLeast } ?? 1
+        return LeptonicaImage(data.withUnsafeBufferPointer { pixReadMemJpeg($0.baseAddress, $0.count, 0, Int32(reduction), nil, 0) })
+            ?? decode(data)
+    }
+
     /// 8-bit grey, whatever the source depth and colour map.
     package func grey() -> LeptonicaImage? {
         if pixGetDepth(pix) == 32 { return LeptonicaImage(pixConvertRGBToLuminance(pix)) }

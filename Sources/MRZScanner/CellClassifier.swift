@@ -1,5 +1,4 @@
 import Foundation
-import MRZ
 
 /// Names the character in one MRZ cell (LineCells' patches): a small fully connected network
 /// (ReLU hidden layers, softmax output over the 37 MRZ characters) trained by
@@ -7,8 +6,7 @@ import MRZ
 ///
 /// The model file (`mrz-cells.bin`, little-endian): the magic "MRZC", UInt32 version 1, UInt32
 /// patch width and height, the UInt32 number of layers, then per layer UInt32 outputs and inputs,
-/// outputs × inputs Float32 weights (row by row) and outputs Float32 biases. The input
-/// standardisation is folded into the first layer.
+/// outputs × inputs Float32 weights (row by row) and outputs Float32 biases.
 final class CellClassifier: Sendable {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<")
     static let fileName = "mrz-cells.bin"
@@ -22,11 +20,15 @@ final class CellClassifier: Sendable {
 
     private let layers: [Layer]
 
-    /// One cell's reading: the characters most likely first, with their probabilities.
+    /// One cell's reading: the probability of each character of `alphabet`.
     struct Reading {
-        let ranked: [(character: Character, probability: Float)]
-        var best: Character { ranked[0].character }
-        var confidence: Float { ranked[0].probability }
+        let probabilities: [Float]
+        var best: Character { alphabet[probabilities.indices.max { probabilities[$0] < probabilities[$1] }!] }
+        var confidence: Float { probabilities.max()! }
+        /// The three likeliest characters, likeliest first.
+        var ranked: [(character: Character, probability: Float)] {
+            probabilities.enumerated().sorted { $0.element > $1.element }.prefix(3).map { (alphabet[$0.offset], $0.element) }
+        }
     }
 
     /// A line's cells as read.
@@ -36,24 +38,6 @@ final class CellClassifier: Sendable {
     }
 
     init(layers: [Layer]) { self.layers = layers }
-
-    /// How sure (0-100) the model is of the access key of `lines`, given that their check digits
-    /// hold as read: 100 less the percentage chance of a wrong key that passes them. A check digit
-    /// cannot see a character read as another of the same value modulo 10 (G for 6, S for 8, U
-    /// for 0, '<' for 0): the probability the model gives such alternatives counts in full. Any
-    /// other misreading breaks its check digit unless a second one makes up for it (about one
-    /// time in ten): that counts as the square of the expected number of misreadings, over ten.
-    static func keyConfidence(of lines: [LineReading]) -> Float {
-        var unseen: Float = 0, expectedErrors: Float = 0
-        for cell in lines.flatMap(\.cells) {
-            expectedErrors += 1 - cell.confidence
-            guard let value = CheckDigit.value(of: cell.best) else { continue }
-            for alternative in cell.ranked.dropFirst() where CheckDigit.value(of: alternative.character).map({ ($0 - value) % 10 == 0 }) == true {
-                unseen += alternative.probability
-            }
-        }
-        return max(0, 100 * (1 - unseen - expectedErrors * expectedErrors / 10))
-    }
 
     /// Loads a model file; nil (the cell reader is then not used) when it is missing or malformed.
     convenience init?(contentsOf path: String) {
@@ -139,8 +123,6 @@ final class CellClassifier: Sendable {
         var exponentials = activations.map { Foundation.exp($0 - top) }
         let total = exponentials.reduce(0, +)
         for i in exponentials.indices { exponentials[i] /= total }
-        let ranked = exponentials.enumerated().sorted { $0.element > $1.element }.prefix(3)
-            .map { (character: Self.alphabet[$0.offset], probability: $0.element) }
-        return Reading(ranked: ranked)
+        return Reading(probabilities: exponentials)
     }
 }

@@ -110,13 +110,20 @@ public final class MRZScanner {
 
     public func scan(imageData: [UInt8]) throws -> MRZScanResult {
         let deadline = Deadline(seconds: timeBudget)
-        guard let decoded = LeptonicaImage.decode(imageData) else { throw MRZScanError.undecodableImage }
+        // A photo larger than twice the working size is decoded at a fraction of it (it is shrunk anyway).
+        guard let decoded = LeptonicaImage.decode(imageData, reducedTo: maxImageSide) else { throw MRZScanError.undecodableImage }
         // A phone photo stored sideways, with the EXIF tag saying how to turn it.
         let upright = ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
         return try scan(upright: upright, deadline: deadline)
     }
 
     /// The search on a decoded, upright image (a photo, or a video frame: MRZScanner+Grey.swift).
+    ///
+    /// The views of the photo worth trying come in order of likelihood (`SearchViews`): as found,
+    /// smoothed, in the other grey, upside down, at other angles, turned a quarter or tilted, in
+    /// three rounds. Each view is first read by the cell model alone, which takes milliseconds;
+    /// when no view of a round gives a reading that stands alone, the round's views are read again
+    /// with Tesseract (tens of milliseconds a line), for a reading or for a second opinion.
     func scan(upright: LeptonicaImage, deadline: Deadline) throws -> MRZScanResult {
         // Marks in strong colour (a red pen, a highlighter, a box drawn round the zone): each pixel
         // its lightest channel first, which keeps the black print only; else luminance first.
@@ -124,87 +131,37 @@ public final class MRZScanner {
         guard let grey = marked ? upright.lightestChannel() : upright.grey(), let working = resized(grey) else {
             throw MRZScanError.undecodableImage
         }
+        // The other grey: the lightest channel, or luminance for a marked photo (a dark blue print
+        // fades in the lightest channel).
+        let otherGrey = pixGetDepth(upright.pix) == 32 ? (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized) : nil
+        var views = SearchViews(scanner: self, working: working, otherGrey: otherGrey)
 
         var failure: (problems: Int, error: MRZScanError)?
-        func attempt(_ found: MRZBandFinder.Result?) -> MRZScanResult? {
-            guard !deadline.passed, let found, !found.bands.isEmpty else { return nil }
-            switch read(found, deadline: deadline) {
+        func note(_ attempt: Attempt) -> MRZScanResult? {
+            switch attempt {
             case .success(let result): return result
             case .failure(let problems, let error):
                 if failure == nil || problems < failure!.problems { failure = (problems, error) }
                 return nil
             }
         }
-        func refusal() -> MRZScanError { failure?.error ?? MRZScanError.noZoneFound }
-
-        // 1. As found: clean photos without smoothing, then with the noise averaged out. When no
-        // zone found looks like an MRZ (no stack of lines across much of the picture), the page
-        // may be on its side: the quarter turns come first if one of them looks better.
-        let plain = finder.prepare(working)
-        let plainScore = plain.flatMap { finder.bands($0, skew: $0.skew)?.first?.score } ?? -.infinity
-        var triedTurns: Set<Int> = []
-        if plainScore < weakZoneScore {
-            let sideways = [(1, 0.0), (3, 0), (0, 20), (0, -20)].compactMap { quarters, tilt -> (Int, MRZBandFinder.Prepared, Double, Double)? in
-                guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
-                      let prepared = finder.prepare(turned), let angle = bestAngle(prepared),
-                      let score = finder.bands(prepared, skew: angle)?.first?.score, score > plainScore else { return nil }
-                return (quarters * 100 + Int(tilt), prepared, score, angle)
-            }.sorted { $0.2 > $1.2 }
-            for (turn, prepared, _, angle) in sideways {
-                triedTurns.insert(turn)
-                if let result = attempt(finder.find(prepared, skew: angle)) { return result }
-                if deadline.passed { throw refusal() }
+        var unread: [MRZBandFinder.Result] = [] // read by the cell model, not yet by Tesseract
+        func readUnread() -> MRZScanResult? {
+            defer { unread = [] }
+            for found in unread where !deadline.passed {
+                if let result = note(read(found, deadline: deadline, withTesseract: true)) { return result }
             }
+            return nil
         }
-        if let plain, let result = attempt(finder.find(plain, skew: plain.skew)) { return result }
-        if deadline.passed { throw refusal() }
-        if let smoothed = finder.prepare(working, smoothing: true), let result = attempt(finder.find(smoothed, skew: smoothed.skew)) {
-            return result
-        }
-        if deadline.passed { throw refusal() }
-        // 2. The other grey: the lightest channel, or luminance for a marked photo (a dark blue
-        // print fades in the lightest channel).
-        if pixGetDepth(upright.pix) == 32, let colourFree = (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized),
-           let prepared = finder.prepare(colourFree), let result = attempt(finder.find(prepared, skew: prepared.skew)) {
-            return result
-        }
-        if deadline.passed { throw refusal() }
-        // 3. A zone that looks like an MRZ but reads as none may be upside down.
-        if plainScore >= weakZoneScore, let turned = working.turned(quarterTurns: 2), let prepared = finder.prepare(turned) {
-            triedTurns.insert(200)
-            if let result = attempt(finder.find(prepared, skew: prepared.skew)) { return result }
-            if deadline.passed { throw refusal() }
-        }
-
-        // 4. A page turned more than the skew estimate says (a background with lines of its own can
-        // mislead it): other angles, the two whose zones look most like an MRZ read first.
-        if let plain {
-            let angles = ([plain.otherSkew].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
-                .filter { abs($0) <= finder.maxSkew }
-            for angle in rankedAngles(plain, angles).prefix(2) {
-                if let result = attempt(finder.find(plain, skew: angle)) { return result }
-                if deadline.passed { throw refusal() }
+        while !deadline.passed, let found = views.next(deadline: deadline) {
+            if !found.bands.isEmpty {
+                if let result = note(read(found, deadline: deadline, withTesseract: false)) { return result }
+                unread.append(found)
             }
+            if views.endsRound, let result = readUnread() { return result }
         }
-        // 5. A page on its side or upside down, or tilted beyond the skew search (±12°): turned a
-        // quarter, half or three quarters, or by ±20° first; the turns whose zones look most like
-        // an MRZ are read first.
-        var turns: [(angle: Double, prepared: MRZBandFinder.Prepared, score: Double)] = []
-        for (quarters, tilt) in [(1, 0.0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)]
-            where !triedTurns.contains(quarters * 100 + Int(tilt)) {
-            if deadline.passed { throw refusal() }
-            guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
-                  let prepared = finder.prepare(turned), let angle = bestAngle(prepared),
-                  let best = finder.bands(prepared, skew: angle)?.first
-            else { continue }
-            // Upside down the zone looks as good as upright: read it after the others.
-            turns.append((angle, prepared, quarters == 2 ? best.score - 1 : best.score))
-        }
-        for turn in turns.sorted(by: { $0.score > $1.score }) {
-            if let result = attempt(finder.find(turn.prepared, skew: turn.angle)) { return result }
-            if deadline.passed { break }
-        }
-        throw refusal()
+        if let result = readUnread() { return result }
+        throw failure?.error ?? MRZScanError.noZoneFound
     }
 
     /// A date with a filler, or a month or day 00 (ICAO 9303-3 allows them; they prove little).
@@ -216,12 +173,12 @@ public final class MRZScanner {
 
     /// Of the skew estimates (of the print, of every mark) and none, the one whose best zone looks
     /// most like an MRZ: on a canvas turned by hand, its bare corners can mislead the estimate.
-    private func bestAngle(_ prepared: MRZBandFinder.Prepared) -> Double? {
+    func bestAngle(_ prepared: MRZBandFinder.Prepared) -> Double? {
         rankedAngles(prepared, [prepared.skew] + [prepared.otherSkew, 0].compactMap { $0 }).first
     }
 
     /// Angles ranked by how much the best zone found at each looks like an MRZ.
-    private func rankedAngles(_ prepared: MRZBandFinder.Prepared, _ angles: [Double]) -> [Double] {
+    func rankedAngles(_ prepared: MRZBandFinder.Prepared, _ angles: [Double]) -> [Double] {
         angles.compactMap { angle -> (angle: Double, score: Double)? in
             guard let best = finder.bands(prepared, skew: angle)?.first else { return nil }
             return (angle, best.score)
@@ -251,17 +208,17 @@ public final class MRZScanner {
     /// reading of the zone (the other reader, or another scale) gives the same access key and none
     /// gives another: on a garbled line the check digits can hold by chance, some misreadings (A
     /// for 0) satisfy them all, and two independent misreadings rarely agree.
-    private func read(_ found: MRZBandFinder.Result, deadline: Deadline) -> Attempt {
+    private func read(_ found: MRZBandFinder.Result, deadline: Deadline, withTesseract: Bool) -> Attempt {
         var judge = ReadingJudge(skewDegrees: found.skewDegrees, maxCorrectionCost: maxCorrectionCost)
         for (index, band) in found.bands.prefix(maxBands).enumerated() {
             if deadline.passed { break }
             judge.startZone()
             for cells in cellReadings(of: band, in: found.deskewed) {
-                let verdict = judge.consider(cells.map(\.text), minimumKeyConfidence: minimumCellConfidence) { keyLines in
-                    CellClassifier.keyConfidence(of: keyLines.compactMap { $0 - 1 < cells.count ? cells[$0 - 1] : nil })
-                }
+                guard let decoded = CellDecoder.decode(cells) else { continue }
+                let verdict = judge.consider(decoded.lines, minimumKeyConfidence: minimumCellConfidence) { _ in decoded.keyConfidence }
                 if case .accept(let result) = verdict { return .success(result) }
             }
+            guard withTesseract else { continue }
             // Most photos are read at the first scale; a failing one is read again smaller and larger.
             let heights = index < 2 ? [textHeight, textHeight - 5, textHeight + 7] : [textHeight]
             for height in heights {
@@ -348,9 +305,9 @@ public final class MRZScanner {
     /// reading agrees when Tesseract was less sure than this (0-100) of one of their characters:
     /// some misreadings (A for 0, L for 1: values 10 apart) satisfy every check digit.
     public var minimumKeyConfidence: Float = 90
-    /// The same for the cell model: 100 less the percentage chance that its reading of the
-    /// access-key lines is wrong although every check digit holds (CellClassifier.keyConfidence).
-    public var minimumCellConfidence: Float = 99
+    /// The same for the cell model: the chance, in percent, that its reading of the access key is
+    /// the printed one (CellDecoder).
+    public var minimumCellConfidence: Float = 99.9
 
     /// One line cut out across the whole zone's width (the lines share their edges; a line whose
     /// trailing fillers faded is still read to the end), with the margin Tesseract needs.

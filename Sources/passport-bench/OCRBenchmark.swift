@@ -86,18 +86,19 @@ struct OCRBenchmark: ParsableCommand {
         let msPerImage = elapsed / n * 1000
         let sorted = times.sorted()
         func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
-        let (p50, p95, slowest) = (percentile(0.5), percentile(0.95), sorted.last!)
-        let over3s = sorted.filter { $0 > 3000 }.count
+        let (p50, p90, p95, slowest) = (percentile(0.5), percentile(0.9), percentile(0.95), sorted.last!)
+        let (over1s, over3s) = (sorted.filter { $0 > 1000 }.count, sorted.filter { $0 > 3000 }.count)
         if json {
             printJSON(["tool": "passport", "model": model.language, "images": truths.count,
                        "bac_key_exact": Double(keyExact) / n, "all_lines_exact": Double(linesExact) / n,
-                       "wrong_keys": Double(wrongKeys), "ms_p50": p50.rounded(), "ms_p95": p95.rounded(), "ms_max": slowest.rounded(),
+                       "wrong_keys": Double(wrongKeys), "ms_p50": p50.rounded(), "ms_p90": p90.rounded(), "ms_p95": p95.rounded(),
+                       "ms_max": slowest.rounded(), "over_1s": Double(over1s), "over_3s": Double(over3s),
                        "valid_mrz_found": Double(found) / n, "ms_per_image": (msPerImage * 10).rounded() / 10,
                        "bac_key_exact_by_level": perLevel.mapValues { Double($0.key) / Double($0.images) }])
         } else {
-            print(String(format: "%@passport (%@ model): %d images, BAC key exact %.1f%%, all lines exact %.1f%%, wrong keys %d, valid MRZ found %.1f%%, ms per image: mean %.0f, p50 %.0f, p95 %.0f, max %.0f (%d over 3 s)",
+            print(String(format: "%@passport (%@ model): %d images, BAC key exact %.1f%%, all lines exact %.1f%%, wrong keys %d, valid MRZ found %.1f%%, ms per image: mean %.0f, p50 %.0f, p90 %.0f, p95 %.0f, max %.0f (%d over 1 s, %d over 3 s)",
                          name.map { "[\($0)] " } ?? "", model.language, truths.count, 100 * Double(keyExact) / n, 100 * Double(linesExact) / n,
-                         wrongKeys, 100 * Double(found) / n, msPerImage, p50, p95, slowest, over3s))
+                         wrongKeys, 100 * Double(found) / n, msPerImage, p50, p90, p95, slowest, over1s, over3s))
             if verbose { printError("correction costs of accepted reads: \(costs.sorted { $0.key < $1.key })") }
             for (level, entry) in perLevel.sorted(by: { $0.key < $1.key }) {
                 print(String(format: "  %@: BAC key exact %d/%d", level, entry.key, entry.images))

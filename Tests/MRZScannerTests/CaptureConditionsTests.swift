@@ -167,3 +167,21 @@ import TestSupport
         #expect(read > truth.count / 2)
     }
 }
+
+/// A phone photo several times larger than the scanner works at is decoded at a fraction of its
+/// size (libjpeg's reduction), and still read exactly.
+@Suite struct LargePhotos {
+    @Test func aLargeJPEGIsDecodedReducedAndReadExactly() throws {
+        let page = try CaptureConditions.page()
+        let large = try #require(LeptonicaImage(pixScale(page.pix, 3, 3)))
+        let jpeg = try #require(large.jpegData(quality: 90))
+        let reduced = try #require(LeptonicaImage.decode(jpeg, reducedTo: 2000))
+        // 4434 pixels wide: a half is 2217, the least reduction that stays above 2000.
+        #expect(reduced.width == (large.width + 1) / 2)
+        #expect(LeptonicaImage.decode(jpeg, reducedTo: 5000)?.width == large.width)
+        // Not a JPEG: decoded whole.
+        let png = try #require(page.pngData())
+        #expect(LeptonicaImage.decode(png, reducedTo: 100)?.width == page.width)
+        try CaptureConditions.expectExact(large)
+    }
+}

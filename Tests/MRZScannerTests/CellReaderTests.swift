@@ -84,23 +84,60 @@ import TestSupport
         return (0..<grid.count).map(grid.centre)
     }
 
-    @Test func theCheckDigitBlindAlternativesCountAgainstTheKey() {
-        func cell(_ best: Character, _ p: Float, _ alternative: Character, _ q: Float) -> CellClassifier.Reading {
-            CellClassifier.Reading(ranked: [(best, p), (alternative, q)])
-        }
-        let sure = CellClassifier.LineReading(cells: Array(repeating: cell("7", 1, "1", 0), count: 44))
-        #expect(CellClassifier.keyConfidence(of: [sure]) == 100)
-        // G and 6 are worth the same to a check digit (16 and 6): a 5% doubt is a 5% risk.
-        var blind = sure.cells
-        blind[3] = cell("6", 0.95, "G", 0.05)
-        #expect(CellClassifier.keyConfidence(of: [CellClassifier.LineReading(cells: blind)]) <= 95.01)
-        // 5 and 6 are not: the check digit would fail, so the same doubt costs little.
-        var seen = sure.cells
-        seen[3] = cell("6", 0.95, "5", 0.05)
-        #expect(CellClassifier.keyConfidence(of: [CellClassifier.LineReading(cells: seen)]) > 99.9)
-        // Many doubts at once: two misreadings may make up for each other.
-        let shaky = CellClassifier.LineReading(cells: Array(repeating: cell("7", 0.9, "1", 0.1), count: 10))
-        #expect(CellClassifier.keyConfidence(of: [shaky]) < 99)
+    /// A cell read as `best` with probability `p`, the rest on `alternative`.
+    static func cell(_ best: Character, _ p: Float = 1, or alternative: Character = "<") -> CellClassifier.Reading {
+        var probabilities = [Float](repeating: 0, count: CellClassifier.alphabet.count)
+        probabilities[CellClassifier.alphabet.firstIndex(of: alternative)!] = 1 - p
+        probabilities[CellClassifier.alphabet.firstIndex(of: best)!] += p
+        return CellClassifier.Reading(probabilities: probabilities)
+    }
+
+    static func lines(_ texts: [String], doubts: [(line: Int, position: Int, CellClassifier.Reading)] = []) -> [CellClassifier.LineReading] {
+        var cells = texts.map { $0.map { Self.cell($0) } }
+        for doubt in doubts { cells[doubt.line][doubt.position] = doubt.2 }
+        return cells.map(CellClassifier.LineReading.init)
+    }
+
+    static let specimen = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+
+    @Test func aSureReadingIsDecodedAsReadAndTrusted() throws {
+        let decoded = try #require(CellDecoder.decode(Self.lines(Self.specimen)))
+        #expect(decoded.lines == Self.specimen)
+        #expect(decoded.keyConfidence > 99.99)
+    }
+
+    @Test func aFieldsGrammarDecidesBetweenLookalikes() throws {
+        // O is likelier than 0 in a date: a date holds digits, so it is 0, and as sure as before.
+        let decoded = try #require(CellDecoder.decode(Self.lines(Self.specimen, doubts: [(1, 15, Self.cell("O", 0.7, or: "0"))])))
+        #expect(decoded.lines == Self.specimen)
+        #expect(decoded.keyConfidence > 99.9)
+        // In a name an 0 is an O.
+        let name = try #require(CellDecoder.decode(Self.lines(Self.specimen, doubts: [(0, 11, Self.cell("0", 0.8, or: "O"))])))
+        #expect(name.lines == Self.specimen)
+    }
+
+    @Test func theCheckDigitDecidesWhatItCanSee() throws {
+        // The document number's "C" (12) doubted against "0" (0): only C satisfies the check digit.
+        let decoded = try #require(CellDecoder.decode(Self.lines(Self.specimen, doubts: [(1, 7, Self.cell("0", 0.6, or: "C"))])))
+        #expect(decoded.lines == Self.specimen)
+        #expect(decoded.keyConfidence > 99.9)
+    }
+
+    @Test func aCheckDigitBlindDoubtIsNotTrusted() throws {
+        // "2" (2) and "M" (22) are worth the same modulo 10: the check digit holds either way, so a
+        // 10% doubt is a 10% chance of a wrong key.
+        let decoded = try #require(CellDecoder.decode(Self.lines(Self.specimen, doubts: [(1, 6, Self.cell("2", 0.9, or: "M"))])))
+        #expect(decoded.lines == Self.specimen)
+        #expect(decoded.keyConfidence < 91)
+        #expect(decoded.keyConfidence > 89)
+    }
+
+    @Test func aFieldWhoseCheckDigitCannotHoldIsNotTrusted() throws {
+        // The birth date's check digit read as 3, sure: no reading of the field satisfies it.
+        var lines = Self.specimen
+        lines[1] = String(lines[1].prefix(19)) + "3" + lines[1].dropFirst(20)
+        let decoded = try #require(CellDecoder.decode(Self.lines(lines)))
+        #expect(decoded.keyConfidence == 0)
     }
 
     @Test func malformedModelFilesAreRefused() throws {

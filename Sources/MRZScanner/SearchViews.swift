@@ -1,0 +1,99 @@
+import ImageCodecs
+
+/// The views of a photo the scanner looks for an MRZ in, likeliest first, each made only when
+/// asked for: the photo as found; with its noise averaged out (dark photos); in the other grey
+/// (lightest channel or luminance); upside down; at other angles than the skew estimate (a
+/// background with lines of its own can mislead it); turned a quarter, half or three quarters, or
+/// by ±20° beyond the skew sweep. When no zone found as the photo stands looks like an MRZ, the
+/// quarter turns and tilts that look better come first (a page on its side).
+struct SearchViews {
+    private let scanner: MRZScanner
+    private let working: LeptonicaImage
+    private let otherGrey: LeptonicaImage?
+    private var finder: MRZBandFinder { scanner.finder }
+
+    private var pending: [() -> MRZBandFinder.Result?] = []
+    private var stage = 0
+    private var plain: MRZBandFinder.Prepared?
+    private var plainScore = -Double.infinity
+    /// Turns already queued, as quarters × 100 + tilt.
+    private var queuedTurns: Set<Int> = []
+
+    init(scanner: MRZScanner, working: LeptonicaImage, otherGrey: LeptonicaImage?) {
+        self.scanner = scanner
+        self.working = working
+        self.otherGrey = otherGrey
+    }
+
+    /// Whether the view last returned ends a round: the photo as found (and, when it looked like
+    /// no MRZ, its quarter turns), then its other preparations, then the other angles and turns.
+    /// Tesseract reads a round's views after the cell model has read them.
+    var endsRound: Bool { pending.isEmpty && [2, 4, 7].contains(stage) }
+
+    /// The next view's candidate zones; nil when every view was made (or time is up).
+    mutating func next(deadline: MRZScanner.Deadline) -> MRZBandFinder.Result? {
+        while !deadline.passed {
+            if pending.isEmpty {
+                guard stage < 7 else { return nil }
+                pending = views(ofStage: stage, deadline: deadline)
+                stage += 1
+                continue
+            }
+            if let found = pending.removeFirst()() { return found }
+        }
+        return nil
+    }
+
+    private mutating func views(ofStage stage: Int, deadline: MRZScanner.Deadline) -> [() -> MRZBandFinder.Result?] {
+        let finder = self.finder
+        switch stage {
+        case 0:
+            plain = finder.prepare(working)
+            plainScore = plain.flatMap { finder.bands($0, skew: $0.skew)?.first?.score } ?? -.infinity
+            guard plainScore < scanner.weakZoneScore else { return [] }
+            return turns([(1, 0), (3, 0), (0, 20), (0, -20)], better: plainScore, deadline: deadline)
+        case 1:
+            guard let plain else { return [] }
+            return [{ finder.find(plain, skew: plain.skew) }]
+        case 2:
+            let working = self.working
+            return [{ finder.prepare(working, smoothing: true).flatMap { finder.find($0, skew: $0.skew) } }]
+        case 3:
+            guard let otherGrey else { return [] }
+            return [{ finder.prepare(otherGrey).flatMap { finder.find($0, skew: $0.skew) } }]
+        case 4:
+            // A zone that looks like an MRZ but reads as none may be upside down.
+            guard plainScore >= scanner.weakZoneScore else { return [] }
+            queuedTurns.insert(200)
+            let working = self.working
+            return [{ working.turned(quarterTurns: 2).flatMap { finder.prepare($0) }.flatMap { finder.find($0, skew: $0.skew) } }]
+        case 5:
+            guard let plain else { return [] }
+            let angles = ([plain.otherSkew].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
+                .filter { abs($0) <= finder.maxSkew }
+            return scanner.rankedAngles(plain, angles).prefix(2).map { angle in { finder.find(plain, skew: angle) } }
+        default:
+            return turns([(1, 0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)], better: nil, deadline: deadline)
+        }
+    }
+
+    /// The photo turned by quarter turns and a tilt, each at the angle whose best zone looks most
+    /// like an MRZ; those scoring above `better` only (when given); the best-looking first (upside
+    /// down counts one less: it looks as good as upright).
+    private mutating func turns(_ candidates: [(quarters: Int, tilt: Double)], better: Double?,
+                                deadline: MRZScanner.Deadline) -> [() -> MRZBandFinder.Result?] {
+        var scored: [(prepared: MRZBandFinder.Prepared, angle: Double, score: Double)] = []
+        for (quarters, tilt) in candidates where !queuedTurns.contains(quarters * 100 + Int(tilt)) && !deadline.passed {
+            guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
+                  let prepared = finder.prepare(turned), let angle = scanner.bestAngle(prepared),
+                  let best = finder.bands(prepared, skew: angle)?.first
+            else { continue }
+            let score = quarters == 2 ? best.score - 1 : best.score
+            if let better, score <= better { continue }
+            queuedTurns.insert(quarters * 100 + Int(tilt))
+            scored.append((prepared, angle, score))
+        }
+        let finder = self.finder
+        return scored.sorted { $0.score > $1.score }.map { view in { finder.find(view.prepared, skew: view.angle) } }
+    }
+}
