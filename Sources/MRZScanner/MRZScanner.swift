@@ -224,7 +224,7 @@ public final class MRZScanner {
             for height in heights {
                 if deadline.passed { break }
                 for reading in readings(of: band, in: found.deskewed, textHeight: height, deadline: deadline) {
-                    if case .accept(let result) = judge.consider(reading, minimumKeyConfidence: minimumKeyConfidence) {
+                        if case .accept(let result) = judge.consider(reading, minimumKeyConfidence: minimumKeyConfidence) {
                         return .success(result)
                     }
                 }
@@ -234,8 +234,9 @@ public final class MRZScanner {
         return .failure(problems: judge.failureProblems, judge.failure ?? .noZoneFound)
     }
 
-    /// The band's lines as the cell model reads them; nil when a line does not cut into the cells
-    /// of an MRZ line (the zone is then Tesseract's).
+    /// The band's lines as the cell model reads them (for two lines of a TD1 card, completed by
+    /// the line below or the line above: two readings); none when a line does not cut into the
+    /// cells of an MRZ line (the zone is then Tesseract's).
     private func cellReadings(of band: MRZBandFinder.Band, in image: LeptonicaImage) -> [[CellClassifier.LineReading]] {
         guard let classifier = cellClassifier else { return [] }
         let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
@@ -255,10 +256,7 @@ public final class MRZScanner {
             lines.append(next)
         }
         guard band.lines.count == 2 && first.cells.count == 30 else { return [lines] }
-        let pitch = band.lines[1].y - band.lines[0].y
-        var below = band.lines[1], above = band.lines[0]
-        below.y += pitch
-        above.y -= pitch
+        let (below, above) = Self.neighbours(of: band)
         return [read(below, lengths: length).map { lines + [$0] }, read(above, lengths: length).map { [$0] + lines }].compactMap { $0 }
     }
 
@@ -288,11 +286,18 @@ public final class MRZScanner {
         }
         let lines = band.lines.map(readLine)
         guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33, !deadline.passed else { return [lines] }
+        let (below, above) = Self.neighbours(of: band)
+        return [lines + [readLine(below)], [readLine(above)] + lines, lines]
+    }
+
+    /// A zone of two lines may be a TD1 card's first two or last two: the line one pitch below
+    /// the zone and the one a pitch above it.
+    static func neighbours(of band: MRZBandFinder.Band) -> (below: PixelRect, above: PixelRect) {
         let pitch = band.lines[1].y - band.lines[0].y
         var below = band.lines[1], above = band.lines[0]
         below.y += pitch
         above.y -= pitch
-        return [lines + [readLine(below)], [readLine(above)] + lines, lines]
+        return (below, above)
     }
 
     /// Cap height, in pixels, each line is scaled to before recognition.
