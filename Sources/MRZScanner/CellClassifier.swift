@@ -24,11 +24,6 @@ final class CellClassifier: Sendable {
     struct Reading {
         let probabilities: [Float]
         var best: Character { alphabet[probabilities.indices.max { probabilities[$0] < probabilities[$1] }!] }
-        var confidence: Float { probabilities.max()! }
-        /// The three likeliest characters, likeliest first.
-        var ranked: [(character: Character, probability: Float)] {
-            probabilities.enumerated().sorted { $0.element > $1.element }.prefix(3).map { (alphabet[$0.offset], $0.element) }
-        }
     }
 
     /// A line's cells as read.
