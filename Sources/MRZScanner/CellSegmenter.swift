@@ -60,7 +60,8 @@ enum CellSegmenter {
         guard let glyphs = lineGlyphs(marks), glyphs.glyphs.count >= 8 else { return nil }
         guard let grid = fitGrid(glyphs.glyphs, capHeight: glyphs.capHeight, lengths: lengths) else { return nil }
         let rows = fitRows(glyphs.glyphs, capHeight: glyphs.capHeight)
-        let levels = inkLevels(plane, top: rows.top(plane.width / 2), bottom: rows.bottom(plane.width / 2), threshold: threshold)
+        let middle = Double(plane.width) / 2
+        let levels = inkLevels(plane, top: rows.top(middle), bottom: rows.bottom(middle), threshold: threshold)
         var patches = [Float](repeating: 0, count: grid.count * LineCells.patchSize)
         for cell in 0..<grid.count {
             let centre = grid.centre(cell), pitch = grid.pitch(cell)
@@ -229,8 +230,6 @@ enum CellSegmenter {
         let topA: Double, topB: Double, bottomA: Double, bottomB: Double
         func top(_ x: Double) -> Double { topA + topB * x }
         func bottom(_ x: Double) -> Double { bottomA + bottomB * x }
-        func top(_ x: Int) -> Double { top(Double(x)) }
-        func bottom(_ x: Int) -> Double { bottom(Double(x)) }
     }
 
     static func fitRows(_ glyphs: [Mark], capHeight: Double) -> Rows {

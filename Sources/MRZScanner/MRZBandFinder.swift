@@ -18,6 +18,8 @@ struct MRZBandFinder {
     struct Band {
         var lines: [PixelRect]
         var score: Double
+        /// The rectangle that holds every line.
+        var zone: PixelRect { lines.dropFirst().reduce(lines[0]) { $0.union($1) } }
     }
 
     struct Result {

@@ -21,14 +21,11 @@ extension MRZScanner {
     /// within a quarter of its length of the true line (so the zone is the MRZ, in order). Empty
     /// when no zone does.
     public func cellSamples(imageData: [UInt8], truth: [String]) -> [CellSample] {
-        guard let decoded = LeptonicaImage.decode(imageData) else { return [] }
-        let upright = ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
-        let marked = upright.strongColourShare() > colourMarkShare
-        guard let grey = marked ? upright.lightestChannel() : upright.grey(), let working = resized(grey),
+        guard let upright = upright(imageData), let working = greys(of: upright)?.working,
               let prepared = finder.prepare(working), let found = finder.find(prepared, skew: prepared.skew)
         else { return [] }
         for band in found.bands.prefix(3) where band.lines.count == truth.count {
-            let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
+            let zone = band.zone
             var samples: [CellSample] = []
             for (line, text) in zip(band.lines, truth) {
                 guard let plane = cellPlane(line, across: zone, in: found.deskewed),

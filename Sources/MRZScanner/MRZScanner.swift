@@ -110,11 +110,26 @@ public final class MRZScanner {
 
     public func scan(imageData: [UInt8]) throws -> MRZScanResult {
         let deadline = Deadline(seconds: timeBudget)
-        // A photo larger than twice the working size is decoded at a fraction of it (it is shrunk anyway).
-        guard let decoded = LeptonicaImage.decode(imageData, reducedTo: maxImageSide) else { throw MRZScanError.undecodableImage }
-        // A phone photo stored sideways, with the EXIF tag saying how to turn it.
-        let upright = ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
+        guard let upright = upright(imageData) else { throw MRZScanError.undecodableImage }
         return try scan(upright: upright, deadline: deadline)
+    }
+
+    /// The decoded image, turned as its EXIF orientation says (a phone photo stored sideways). A
+    /// photo larger than twice the working size is decoded at a fraction of it (it is shrunk anyway).
+    func upright(_ imageData: [UInt8]) -> LeptonicaImage? {
+        guard let decoded = LeptonicaImage.decode(imageData, reducedTo: maxImageSide) else { return nil }
+        return ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
+    }
+
+    /// The photo in grey at the working size, and in the other grey (nil for a grey photo). Marks
+    /// in strong colour (a red pen, a highlighter, a box drawn round the zone): each pixel its
+    /// lightest channel first, which keeps the black print only, then luminance (a dark blue print
+    /// fades in the lightest channel); otherwise luminance first.
+    func greys(of upright: LeptonicaImage) -> (working: LeptonicaImage, other: LeptonicaImage?)? {
+        let marked = upright.strongColourShare() > colourMarkShare
+        guard let grey = marked ? upright.lightestChannel() : upright.grey(), let working = resized(grey) else { return nil }
+        let other = pixGetDepth(upright.pix) == 32 ? (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized) : nil
+        return (working, other)
     }
 
     /// The search on a decoded, upright image (a photo, or a video frame: MRZScanner+Grey.swift).
@@ -125,16 +140,8 @@ public final class MRZScanner {
     /// when no view of a round gives a reading that stands alone, the round's views are read again
     /// with Tesseract (tens of milliseconds a line), for a reading or for a second opinion.
     func scan(upright: LeptonicaImage, deadline: Deadline) throws -> MRZScanResult {
-        // Marks in strong colour (a red pen, a highlighter, a box drawn round the zone): each pixel
-        // its lightest channel first, which keeps the black print only; else luminance first.
-        let marked = upright.strongColourShare() > colourMarkShare
-        guard let grey = marked ? upright.lightestChannel() : upright.grey(), let working = resized(grey) else {
-            throw MRZScanError.undecodableImage
-        }
-        // The other grey: the lightest channel, or luminance for a marked photo (a dark blue print
-        // fades in the lightest channel).
-        let otherGrey = pixGetDepth(upright.pix) == 32 ? (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized) : nil
-        var views = SearchViews(scanner: self, working: working, otherGrey: otherGrey)
+        guard let greys = greys(of: upright) else { throw MRZScanError.undecodableImage }
+        var views = SearchViews(scanner: self, working: greys.working, otherGrey: greys.other)
 
         var failure: (problems: Int, error: MRZScanError)?
         func note(_ attempt: Attempt) -> MRZScanResult? {
@@ -145,18 +152,19 @@ public final class MRZScanner {
                 return nil
             }
         }
-        var unread: [MRZBandFinder.Result] = [] // read by the cell model, not yet by Tesseract
+        var unread: [ReadView] = [] // read by the cell model, not yet by Tesseract
         func readUnread() -> MRZScanResult? {
             defer { unread = [] }
-            for found in unread where !deadline.passed {
-                if let result = note(read(found, deadline: deadline, withTesseract: true)) { return result }
+            for index in unread.indices where !deadline.passed {
+                if let result = note(read(&unread[index], deadline: deadline, withTesseract: true)) { return result }
             }
             return nil
         }
         while !deadline.passed, let found = views.next(deadline: deadline) {
             if !found.bands.isEmpty {
-                if let result = note(read(found, deadline: deadline, withTesseract: false)) { return result }
-                unread.append(found)
+                var view = ReadView(found: found)
+                if let result = note(read(&view, deadline: deadline, withTesseract: false)) { return result }
+                unread.append(view)
             }
             if views.endsRound, let result = readUnread() { return result }
         }
@@ -193,6 +201,12 @@ public final class MRZScanner {
         return grey
     }
 
+    /// One view's candidate zones and, zone by zone, what the cell model made of them.
+    private struct ReadView {
+        let found: MRZBandFinder.Result
+        var cellDecodings: [Int: [CellDecoder.Decoded]] = [:]
+    }
+
     private enum Attempt {
         case success(MRZScanResult)
         case failure(problems: Int, MRZScanError)
@@ -208,13 +222,16 @@ public final class MRZScanner {
     /// reading of the zone (the other reader, or another scale) gives the same access key and none
     /// gives another: on a garbled line the check digits can hold by chance, some misreadings (A
     /// for 0) satisfy them all, and two independent misreadings rarely agree.
-    private func read(_ found: MRZBandFinder.Result, deadline: Deadline, withTesseract: Bool) -> Attempt {
+    private func read(_ view: inout ReadView, deadline: Deadline, withTesseract: Bool) -> Attempt {
+        let found = view.found
         var judge = ReadingJudge(skewDegrees: found.skewDegrees, maxCorrectionCost: maxCorrectionCost)
         for (index, band) in found.bands.prefix(maxBands).enumerated() {
             if deadline.passed { break }
             judge.startZone()
-            for cells in cellReadings(of: band, in: found.deskewed) {
-                guard let decoded = CellDecoder.decode(cells) else { continue }
+            // The cell model's decodings are kept: Tesseract's round needs them again as a second opinion.
+            let decodings = view.cellDecodings[index] ?? cellReadings(of: band, in: found.deskewed).compactMap(CellDecoder.decode)
+            view.cellDecodings[index] = decodings
+            for decoded in decodings {
                 let verdict = judge.consider(decoded.lines, minimumKeyConfidence: minimumCellConfidence) { _ in decoded.keyConfidence }
                 if case .accept(let result) = verdict { return .success(result) }
             }
@@ -239,7 +256,7 @@ public final class MRZScanner {
     /// cells of an MRZ line (the zone is then Tesseract's).
     private func cellReadings(of band: MRZBandFinder.Band, in image: LeptonicaImage) -> [[CellClassifier.LineReading]] {
         guard let classifier = cellClassifier else { return [] }
-        let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
+        let zone = band.zone
         func read(_ line: PixelRect, lengths: Set<Int>) -> CellClassifier.LineReading? {
             guard let plane = cellPlane(line, across: zone, in: image),
                   let cells = CellSegmenter.segment(plane, lengths: lengths) else { return nil }
@@ -278,7 +295,7 @@ public final class MRZScanner {
     /// line was not found as such) also with the line one pitch below, and one pitch above, added.
     private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int,
                           deadline: Deadline) -> [[TesseractLineReader.Reading]] {
-        let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
+        let zone = band.zone
         func readLine(_ line: PixelRect) -> TesseractLineReader.Reading {
             // Out of time: an empty line, which no layout accepts.
             if deadline.passed { return TesseractLineReader.Reading(text: "", confidences: []) }

@@ -28,7 +28,7 @@ import TestSupport
         let prepared = try #require(scanner.finder.prepare(working))
         let found = try #require(scanner.finder.find(prepared, skew: prepared.skew))
         let band = try #require(found.bands.first { $0.lines.count == truth.lines.count })
-        let zone = band.lines.dropFirst().reduce(band.lines[0]) { $0.union($1) }
+        let zone = band.zone
         let planes = try band.lines.map { try #require(scanner.cellPlane($0, across: zone, in: found.deskewed)) }
         return (truth, planes)
     }
