@@ -89,7 +89,14 @@ public enum MRZCorrector {
         // realignment (nor the reading as fitted) gives a valid MRZ with another key.
         var validKeys: Set<MRZAccessKey> = best.result.isValid && !best.result.ambiguous ? [best.result.mrz.accessKey] : []
         var anyAmbiguous = best.result.ambiguous
-        for (index, line) in raw.enumerated() where line.count != format.lineLength || (!best.result.isValid && closeToValid) {
+        // Valid as read, but for fillers miscounted in their runs (a filler merged into its
+        // neighbours is the commonest misreading), with no substitution: a realignment elsewhere
+        // that is valid too would assume a rarer misreading (a digit lost, a stray character), so
+        // it is not looked for. (A line shifted by a character passes every check digit as read
+        // about once in ten thousand.)
+        let validAsRead = best.result.isValid && !best.result.ambiguous && best.result.cost == 0
+        for (index, line) in raw.enumerated() where !validAsRead
+            && (line.count != format.lineLength || (!best.result.isValid && closeToValid)) {
             var variants: [[Character]] = []
             // A letter read twice is the likeliest extra character: those deletions come first and
             // so win ties.

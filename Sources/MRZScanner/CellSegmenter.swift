@@ -32,6 +32,17 @@ struct LineCells {
     let patches: [Float]
     /// Cell width in pixels of the plane that was cut.
     let pitch: Double
+
+    /// The line as it reads when the page is upside down: the cells in reverse order, each patch
+    /// turned half a turn (a row-major patch turned 180° is its values reversed).
+    var turnedHalf: LineCells {
+        var turned = [Float](repeating: 0, count: patches.count)
+        for cell in 0..<count {
+            let source = (count - 1 - cell) * LineCells.patchSize, target = cell * LineCells.patchSize
+            for index in 0..<LineCells.patchSize { turned[target + index] = patches[source + LineCells.patchSize - 1 - index] }
+        }
+        return LineCells(count: count, patches: turned, pitch: pitch)
+    }
 }
 
 /// Cuts an MRZ line into cells. OCR-B is a fixed-pitch font and every position of an MRZ line is

@@ -229,8 +229,9 @@ public final class MRZScanner {
             if deadline.passed { break }
             judge.startZone()
             // The cell model's decodings are kept: Tesseract's round needs them again as a second opinion.
-            let decodings = view.cellDecodings[index] ?? cellReadings(of: band, in: found.deskewed).compactMap(CellDecoder.decode)
+            let decodings = view.cellDecodings[index] ?? cellDecodings(of: band, in: found.deskewed)
             view.cellDecodings[index] = decodings
+            trace("view at \(found.skewDegrees)°, zone \(index) (\(band.lines.count) lines, score \(band.score)), cells: \(decodings.map { "\($0.lines) \($0.keyConfidence)%" })")
             for decoded in decodings {
                 let verdict = judge.consider(decoded.lines, minimumKeyConfidence: minimumCellConfidence) { _ in decoded.keyConfidence }
                 if case .accept(let result) = verdict { return .success(result) }
@@ -241,7 +242,8 @@ public final class MRZScanner {
             for height in heights {
                 if deadline.passed { break }
                 for reading in readings(of: band, in: found.deskewed, textHeight: height, deadline: deadline) {
-                        if case .accept(let result) = judge.consider(reading, minimumKeyConfidence: minimumKeyConfidence) {
+                    trace("  tesseract at \(height) px: \(reading.map(\.text)), least sure \(reading.map { $0.confidences.min() ?? 0 })")
+                    if case .accept(let result) = judge.consider(reading, minimumKeyConfidence: minimumKeyConfidence) {
                         return .success(result)
                     }
                 }
@@ -251,30 +253,42 @@ public final class MRZScanner {
         return .failure(problems: judge.failureProblems, judge.failure ?? .noZoneFound)
     }
 
-    /// The band's lines as the cell model reads them (for two lines of a TD1 card, completed by
-    /// the line below or the line above: two readings); none when a line does not cut into the
-    /// cells of an MRZ line (the zone is then Tesseract's).
-    private func cellReadings(of band: MRZBandFinder.Band, in image: LeptonicaImage) -> [[CellClassifier.LineReading]] {
+    /// What the cell model reads in the band: its decodings as the zone stands and, when none of
+    /// those stands alone, upside down (the zone's lines and cells in reverse order, each cell
+    /// turned: a page upside down is then read at once, without a view of its own).
+    private func cellDecodings(of band: MRZBandFinder.Band, in image: LeptonicaImage) -> [CellDecoder.Decoded] {
         guard let classifier = cellClassifier else { return [] }
+        let zones = cellZones(of: band, in: image)
+        func decode(_ lines: [LineCells]) -> CellDecoder.Decoded? {
+            CellDecoder.decode(lines.map { CellClassifier.LineReading(cells: classifier.read($0)) })
+        }
+        let upright = zones.compactMap(decode)
+        if upright.contains(where: { $0.keyConfidence >= minimumCellConfidence }) { return upright }
+        return upright + zones.compactMap { decode($0.reversed().map(\.turnedHalf)) }
+    }
+
+    /// The band's lines cut into cells (for two lines of a TD1 card, completed by the line below
+    /// or the line above: two zones); none when a line does not cut into the cells of an MRZ line
+    /// (the zone is then Tesseract's).
+    private func cellZones(of band: MRZBandFinder.Band, in image: LeptonicaImage) -> [[LineCells]] {
         let zone = band.zone
-        func read(_ line: PixelRect, lengths: Set<Int>) -> CellClassifier.LineReading? {
-            guard let plane = cellPlane(line, across: zone, in: image),
-                  let cells = CellSegmenter.segment(plane, lengths: lengths) else { return nil }
-            return CellClassifier.LineReading(cells: classifier.read(cells))
+        func cut(_ line: PixelRect, lengths: Set<Int>) -> LineCells? {
+            guard let plane = cellPlane(line, across: zone, in: image) else { return nil }
+            return CellSegmenter.segment(plane, lengths: lengths)
         }
         // Two lines of 30 cells are a TD1 card whose third line was not found as a line: the
         // line one pitch below, or above, completes it.
         let lengths: Set<Int> = band.lines.count == 3 ? [30] : [30, 36, 44]
-        guard let first = read(band.lines[0], lengths: lengths) else { return [] }
-        let length: Set<Int> = [first.cells.count]
+        guard let first = cut(band.lines[0], lengths: lengths) else { return [] }
+        let length: Set<Int> = [first.count]
         var lines = [first]
         for line in band.lines.dropFirst() {
-            guard let next = read(line, lengths: length) else { return [] }
+            guard let next = cut(line, lengths: length) else { return [] }
             lines.append(next)
         }
-        guard band.lines.count == 2 && first.cells.count == 30 else { return [lines] }
+        guard band.lines.count == 2 && first.count == 30 else { return [lines] }
         let (below, above) = Self.neighbours(of: band)
-        return [read(below, lengths: length).map { lines + [$0] }, read(above, lengths: length).map { [$0] + lines }].compactMap { $0 }
+        return [cut(below, lengths: length).map { lines + [$0] }, cut(above, lengths: length).map { [$0] + lines }].compactMap { $0 }
     }
 
     /// Cap height, in pixels, a line is scaled to before it is cut into cells.
@@ -315,6 +329,12 @@ public final class MRZScanner {
         below.y += pitch
         above.y -= pitch
         return (below, above)
+    }
+
+    /// A developer aid beside the debug images (PASSPORT_OCR_DEBUG): what each view and zone read,
+    /// on stderr (the MRZ: personal data).
+    func trace(_ message: @autoclosure () -> String) {
+        if finder.debugFolder != nil { FileHandle.standardError.write(Data(("ocr: " + message() + "\n").utf8)) }
     }
 
     /// Cap height, in pixels, each line is scaled to before recognition.

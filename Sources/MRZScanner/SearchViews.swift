@@ -16,6 +16,8 @@ struct SearchViews {
     private var stage = 0
     private var plain: MRZBandFinder.Prepared?
     private var plainScore = -Double.infinity
+    /// The angle the photo as found was read at.
+    private var plainAngle: Double?
     /// Turns already queued, as quarters × 100 + tilt.
     private var queuedTurns: Set<Int> = []
 
@@ -53,8 +55,12 @@ struct SearchViews {
             guard plainScore < scanner.weakZoneScore else { return [] }
             return turns([(1, 0), (3, 0), (0, 20), (0, -20)], better: plainScore, deadline: deadline)
         case 1:
+            // The skew estimate, or none when the zone found straight looks more like an MRZ (a
+            // straight scan whose other print misleads the estimate).
             guard let plain else { return [] }
-            return [{ finder.find(plain, skew: plain.skew) }]
+            let angle = scanner.bestAngle(plain) ?? plain.skew
+            plainAngle = angle
+            return [{ finder.find(plain, skew: angle) }]
         case 2:
             let working = self.working
             return [{ finder.prepare(working, smoothing: true).flatMap { finder.find($0, skew: $0.skew) } }]
@@ -69,8 +75,8 @@ struct SearchViews {
             return [{ working.turned(quarterTurns: 2).flatMap { finder.prepare($0) }.flatMap { finder.find($0, skew: $0.skew) } }]
         case 5:
             guard let plain else { return [] }
-            let angles = ([plain.otherSkew].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
-                .filter { abs($0) <= finder.maxSkew }
+            let angles = ([plain.skew, plain.otherSkew, 0].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
+                .filter { abs($0) <= finder.maxSkew && $0 != plainAngle }
             return scanner.rankedAngles(plain, angles).prefix(2).map { angle in { finder.find(plain, skew: angle) } }
         default:
             return turns([(1, 0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)], better: nil, deadline: deadline)

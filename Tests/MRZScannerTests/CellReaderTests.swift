@@ -58,6 +58,19 @@ import TestSupport
         #expect(CellSegmenter.segment(cut, lengths: [44]) == nil)
     }
 
+    @Test func anUpsideDownLineIsReadTurned() throws {
+        // A line of a page upside down: its plane turned half a turn cuts into the same cells,
+        // which read as printed only once turned back (lines and cells in reverse, each turned).
+        let (truth, planes) = try Self.linePlanes("datapage-td3-uto")
+        let classifier = try #require(Self.classifier)
+        let plane = planes[1]
+        let upsideDown = GreyPlane(width: plane.width, height: plane.height, pixels: plane.pixels.reversed())
+        let cells = try #require(CellSegmenter.segment(upsideDown, lengths: [44]))
+        #expect(String(classifier.read(cells).map(\.best)) != truth.lines[1])
+        #expect(String(classifier.read(cells.turnedHalf).map(\.best)) == truth.lines[1])
+        #expect(cells.turnedHalf.turnedHalf.patches == cells.patches)
+    }
+
     @Test func aBlotStaysInItsCell() throws {
         // Ink spilt over one character: the grid does not move, so every other character is read
         // as printed and the blotted one is the only doubt.
