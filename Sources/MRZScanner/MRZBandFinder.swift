@@ -216,11 +216,12 @@ struct MRZBandFinder {
             guard rect.height >= 4, rect.width >= rect.height * 3 else { continue }
             rects.append(rect)
         }
-        return mergeRowPieces(rects)
+        return Self.mergeRowPieces(rects)
     }
 
-    /// A line split where its fillers faded: pieces on the same row, close together, become one.
-    private func mergeRowPieces(_ rects: [PixelRect]) -> [PixelRect] {
+    /// A line split where its fillers faded or glare washed its print out: pieces on the same row,
+    /// less than eight line heights (about eight characters) apart, become one.
+    static func mergeRowPieces(_ rects: [PixelRect]) -> [PixelRect] {
         var pieces = rects.sorted { $0.x < $1.x }
         var merged: [PixelRect] = []
         while let first = pieces.first {
@@ -231,7 +232,7 @@ struct MRZBandFinder {
                 let piece = pieces[index]
                 let overlap = min(line.maxY, piece.maxY) - max(line.y, piece.y)
                 let gap = piece.x - line.maxX
-                if overlap >= min(line.height, piece.height) / 2, gap < 4 * max(line.height, piece.height) {
+                if overlap >= min(line.height, piece.height) / 2, gap < 8 * max(line.height, piece.height) {
                     line = line.union(piece)
                     pieces.remove(at: index)
                 } else {

@@ -167,6 +167,19 @@ import TestSupport
     }
 }
 
+/// A line that glare cut in two (its middle washed out, six characters wide) is still one line;
+/// pieces on other rows, or farther apart than the glare of a lamp, are not joined.
+@Suite struct LinePieces {
+    @Test func piecesOfOneRowAcrossAGlareAreOneLine() {
+        let left = PixelRect(x: 100, y: 200, width: 300, height: 12), right = PixelRect(x: 472, y: 201, width: 250, height: 12)
+        #expect(MRZBandFinder.mergeRowPieces([right, left]) == [PixelRect(x: 100, y: 200, width: 622, height: 13)])
+        let below = PixelRect(x: 472, y: 230, width: 250, height: 12)
+        #expect(MRZBandFinder.mergeRowPieces([left, below]).count == 2)
+        let far = PixelRect(x: 520, y: 200, width: 250, height: 12)
+        #expect(MRZBandFinder.mergeRowPieces([left, far]).count == 2)
+    }
+}
+
 /// The band finder turns only the region around the zones: it must show what turning the whole
 /// photo would show there.
 @Suite struct TurnedRegion {
