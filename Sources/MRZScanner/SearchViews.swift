@@ -60,6 +60,7 @@ struct SearchViews {
             guard let plain else { return [] }
             let angle = scanner.bestAngle(plain) ?? plain.skew
             plainAngle = angle
+            scanner.trace("skew estimate \(plain.skew)°, other \(plain.otherSkew.map { "\($0)°" } ?? "none"), read at \(angle)°")
             return [{ finder.find(plain, skew: angle) }]
         case 2:
             let working = self.working

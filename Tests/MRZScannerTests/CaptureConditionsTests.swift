@@ -87,6 +87,31 @@ import TestSupport
         try Self.expectExact(try #require(try Self.page().rotated(degrees: degrees, expand: true)))
     }
 
+    /// A straight page with other print leaning across it (here three mirrored copies of its own
+    /// MRZ, turned 6°, pasted above the zone: many character-sized marks, none readable) pulls the
+    /// skew estimate off; the photo as found is still read straight, in the first view.
+    @Test func aStraightPageIsReadStraightWhenOtherPrintLeans() throws {
+        let scanner = try Self.scanner()
+        let working = try #require(try Self.page().grey().flatMap(scanner.resized))
+        let tilt = try #require(scanner.finder.prepare(working)).skew
+        let straight = try #require(working.rotated(degrees: tilt))
+        let prepared = try #require(scanner.finder.prepare(straight))
+        let zone = try #require(scanner.finder.bands(prepared, skew: 0)?.first).zone
+        let band = try #require(straight.cropped(PixelRect(x: zone.x, y: zone.y - zone.height / 4, width: zone.width, height: zone.height * 3 / 2)))
+        let leaning = try #require(LeptonicaImage(pixFlipLR(nil, band.pix))?.rotated(degrees: 6, expand: true))
+        for copy in 1...3 {
+            let y = Int32(zone.y - copy * (leaning.height + 10))
+            pixRasterop(straight.pix, Int32(zone.x), y, Int32(leaning.width), Int32(leaning.height), PIX_SRC, leaning.pix, 0, 0)
+        }
+        let misled = try #require(scanner.finder.prepare(straight))
+        try #require(abs(misled.skew) > 3, "the leaning print should pull the estimate off (it is \(misled.skew)°)")
+        var views = SearchViews(scanner: scanner, working: straight, otherGrey: nil)
+        let next = views.next(deadline: MRZScanner.Deadline(seconds: 60))
+        let first = try #require(next)
+        #expect(abs(first.skewDegrees) < 1)
+        try Self.expectExact(straight)
+    }
+
     @Test func smallImageIsEnlarged() throws {
         // The whole photo 380 pixels wide: the MRZ's characters are about 5 pixels tall.
         let page = try Self.page()
