@@ -78,6 +78,12 @@ struct ReadingJudge {
         if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey && keys.count == 1 {
             return .accept(result)
         }
+        // A key line read with two characters too many or too few and realigned had hundreds of
+        // ways to be put right, and one of them satisfies the check digits by chance too often:
+        // such a reading neither stands nor confirms another (it still counts as a rival key).
+        if corrected.realignedLines.contains(where: { corrected.keyLines.contains($0) && corrected.lineLengthErrors[$0 - 1] >= 2 }) {
+            return .undecided
+        }
         unsure.append(result)
         // Two readings agree on the key and no reading of this zone gave another.
         if unsure.count >= 2 && keys.count == 1 {
