@@ -66,9 +66,10 @@ struct MRZBandFinder {
         return find(prepared, skew: prepared.skew)
     }
 
-    /// The candidate zones when the page is turned by `skew` degrees.
-    func find(_ prepared: Prepared, skew: Double) -> Result? {
-        guard let bands = bands(prepared, skew: skew) else { return nil }
+    /// The candidate zones when the page is turned by `skew` degrees (`known`: those `bands` gave
+    /// for this angle already).
+    func find(_ prepared: Prepared, skew: Double, known: [Band]? = nil) -> Result? {
+        guard let bands = known ?? bands(prepared, skew: skew) else { return nil }
         guard !bands.isEmpty else { return Result(deskewed: prepared.grey, skewDegrees: skew, bands: []) }
         // Only the part of the photo around the zones is turned (a full photo costs ~10 ms): the
         // zones, with room for a line above and below and the margins the line readers cut.

@@ -18,6 +18,9 @@ struct SearchViews {
     private var plainScore = -Double.infinity
     /// The angle the photo as found was read at.
     private var plainAngle: Double?
+    /// The zones of the photo as found, by angle: each angle's are needed to rank it and again
+    /// to read it.
+    private var plainBands: [Double: [MRZBandFinder.Band]] = [:]
     /// Turns already queued, as quarters × 100 + tilt.
     private var queuedTurns: Set<Int> = []
 
@@ -51,17 +54,18 @@ struct SearchViews {
         switch stage {
         case 0:
             plain = finder.prepare(working)
-            plainScore = plain.flatMap { finder.bands($0, skew: $0.skew)?.first?.score } ?? -.infinity
+            plainScore = plain.flatMap { bandsOfPlain($0, at: $0.skew).first?.score } ?? -.infinity
             guard plainScore < scanner.weakZoneScore else { return [] }
             return turns([(1, 0), (3, 0), (0, 20), (0, -20)], better: plainScore, deadline: deadline)
         case 1:
             // The skew estimate, or none when the zone found straight looks more like an MRZ (a
             // straight scan whose other print misleads the estimate).
             guard let plain else { return [] }
-            let angle = scanner.bestAngle(plain) ?? plain.skew
+            let angle = ranked([plain.skew] + [plain.otherSkew, 0].compactMap { $0 }, of: plain).first ?? plain.skew
             plainAngle = angle
             scanner.trace("skew estimate \(plain.skew)°, other \(plain.otherSkew.map { "\($0)°" } ?? "none"), read at \(angle)°")
-            return [{ finder.find(plain, skew: angle) }]
+            let known = plainBands[angle]
+            return [{ finder.find(plain, skew: angle, known: known) }]
         case 2:
             let working = self.working
             return [{ finder.prepare(working, smoothing: true).flatMap { finder.find($0, skew: $0.skew) } }]
@@ -78,10 +82,30 @@ struct SearchViews {
             guard let plain else { return [] }
             let angles = ([plain.skew, plain.otherSkew, 0].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
                 .filter { abs($0) <= finder.maxSkew && $0 != plainAngle }
-            return scanner.rankedAngles(plain, angles).prefix(2).map { angle in { finder.find(plain, skew: angle) } }
+            return ranked(angles, of: plain).prefix(2).map { angle in
+                let known = plainBands[angle]
+                return { finder.find(plain, skew: angle, known: known) }
+            }
         default:
             return turns([(1, 0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)], better: nil, deadline: deadline)
         }
+    }
+
+    /// The zones of the photo as found at `angle`, computed once.
+    private mutating func bandsOfPlain(_ plain: MRZBandFinder.Prepared, at angle: Double) -> [MRZBandFinder.Band] {
+        if let known = plainBands[angle] { return known }
+        let bands = finder.bands(plain, skew: angle) ?? []
+        plainBands[angle] = bands
+        return bands
+    }
+
+    /// Angles ranked by how much the best zone of the photo as found at each looks like an MRZ
+    /// (as `MRZScanner.rankedAngles`, with the zones kept).
+    private mutating func ranked(_ angles: [Double], of plain: MRZBandFinder.Prepared) -> [Double] {
+        angles.compactMap { angle -> (angle: Double, score: Double)? in
+            guard let best = bandsOfPlain(plain, at: angle).first else { return nil }
+            return (angle, best.score)
+        }.sorted { $0.score > $1.score }.map(\.angle)
     }
 
     /// The photo turned by quarter turns and a tilt, each at the angle whose best zone looks most
