@@ -205,6 +205,14 @@ public final class MRZScanner {
     private struct ReadView {
         let found: MRZBandFinder.Result
         var cellDecodings: [Int: [CellDecoder.Decoded]] = [:]
+        /// Tesseract's readings of line crops: zones of one view share lines (a pair and the
+        /// triple that holds it), and a crop is read once.
+        var lineReadings: [LineCrop: TesseractLineReader.Reading] = [:]
+    }
+
+    /// Where a line is cut from a view and the size it is scaled to.
+    struct LineCrop: Hashable {
+        let x: Int, y: Int, width: Int, height: Int, lineHeight: Int, textHeight: Int
     }
 
     private enum Attempt {
@@ -241,7 +249,7 @@ public final class MRZScanner {
             let heights = index < 2 ? [textHeight, textHeight - 5, textHeight + 7] : [textHeight]
             for height in heights {
                 if deadline.passed { break }
-                for reading in readings(of: band, in: found.deskewed, textHeight: height, deadline: deadline) {
+                for reading in readings(of: band, in: found.deskewed, textHeight: height, deadline: deadline, known: &view.lineReadings) {
                     trace("  tesseract at \(height) px: \(reading.map(\.text)), least sure \(reading.map { $0.confidences.min() ?? 0 })")
                     if case .accept(let result) = judge.consider(reading, minimumKeyConfidence: minimumKeyConfidence) {
                         return .success(result)
@@ -308,12 +316,17 @@ public final class MRZScanner {
     /// The band's lines as read; for two lines of about 30 characters (a TD1 card whose third
     /// line was not found as such) also with the line one pitch below, and one pitch above, added.
     private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int,
-                          deadline: Deadline) -> [[TesseractLineReader.Reading]] {
+                          deadline: Deadline, known: inout [LineCrop: TesseractLineReader.Reading]) -> [[TesseractLineReader.Reading]] {
         let zone = band.zone
         func readLine(_ line: PixelRect) -> TesseractLineReader.Reading {
             // Out of time: an empty line, which no layout accepts.
             if deadline.passed { return TesseractLineReader.Reading(text: "", confidences: []) }
-            return self.readLine(line, across: zone, in: image, textHeight: textHeight)
+            let rect = Self.lineCrop(line, across: zone)
+            let key = LineCrop(x: rect.x, y: rect.y, width: rect.width, height: rect.height, lineHeight: line.height, textHeight: textHeight)
+            if let reading = known[key] { return reading }
+            let reading = self.readLine(line, across: zone, in: image, textHeight: textHeight)
+            known[key] = reading
+            return reading
         }
         let lines = band.lines.map(readLine)
         guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33, !deadline.passed else { return [lines] }
@@ -351,13 +364,17 @@ public final class MRZScanner {
     /// the printed one (CellDecoder).
     public var minimumCellConfidence: Float = 99.9
 
+    /// Where `readLine` cuts a line: across the whole zone's width, with the margin Tesseract needs.
+    static func lineCrop(_ line: PixelRect, across zone: PixelRect) -> PixelRect {
+        let margin = line.height
+        return PixelRect(x: zone.x - margin, y: line.y - line.height * 3 / 10, width: zone.width + 2 * margin, height: line.height * 16 / 10)
+    }
+
     /// One line cut out across the whole zone's width (the lines share their edges; a line whose
     /// trailing fillers faded is still read to the end), with the margin Tesseract needs.
     func readLine(_ line: PixelRect, across zone: PixelRect, in image: LeptonicaImage,
                           textHeight: Int) -> TesseractLineReader.Reading {
-        let margin = line.height
-        let rect = PixelRect(x: zone.x - margin, y: line.y - line.height * 3 / 10,
-                             width: zone.width + 2 * margin, height: line.height * 16 / 10)
+        let rect = Self.lineCrop(line, across: zone)
         // The model was trained on lines with a cap height of about 12-22 pixels; at that size
         // it reads better (a thin first 'I' is kept) and faster.
         guard let cut = image.cropped(rect),
