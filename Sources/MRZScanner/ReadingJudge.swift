@@ -81,7 +81,8 @@ struct ReadingJudge {
         // A key line read with two characters too many or too few and realigned had hundreds of
         // ways to be put right, and one of them satisfies the check digits by chance too often:
         // such a reading neither stands nor confirms another (it still counts as a rival key).
-        if corrected.realignedLines.contains(where: { corrected.keyLines.contains($0) && corrected.lineLengthErrors[$0 - 1] >= 2 }) {
+        let errors = corrected.lineLengthErrors
+        if corrected.realignedLines.contains(where: { corrected.keyLines.contains($0) && $0 - 1 < errors.count && errors[$0 - 1] >= 2 }) {
             return .undecided
         }
         unsure.append(result)

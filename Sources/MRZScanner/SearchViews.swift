@@ -1,7 +1,8 @@
 import ImageCodecs
 
 /// The views of a photo the scanner looks for an MRZ in, likeliest first, each made only when
-/// asked for: the photo as found; with its noise averaged out (dark photos); in the other grey
+/// asked for: the photo as found (at the skew estimate or straight, whichever shows a likelier
+/// zone); with its noise averaged out (dark photos); in the other grey
 /// (lightest channel or luminance); upside down; at other angles than the skew estimate (a
 /// background with lines of its own can mislead it); turned a quarter, half or three quarters, or
 /// by ±20° beyond the skew sweep. When no zone found as the photo stands looks like an MRZ, the
@@ -58,8 +59,8 @@ struct SearchViews {
             guard plainScore < scanner.weakZoneScore else { return [] }
             return turns([(1, 0), (3, 0), (0, 20), (0, -20)], better: plainScore, deadline: deadline)
         case 1:
-            // The skew estimate, or none when the zone found straight looks more like an MRZ (a
-            // straight scan whose other print misleads the estimate).
+            // The skew estimate, the skew of every mark, or none: whichever angle shows the zone
+            // that looks most like an MRZ (a straight scan whose other print leans is read straight).
             guard let plain else { return [] }
             let angle = ranked([plain.skew] + [plain.otherSkew, 0].compactMap { $0 }, of: plain).first ?? plain.skew
             plainAngle = angle
