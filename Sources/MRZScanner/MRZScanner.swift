@@ -179,20 +179,6 @@ public final class MRZScanner {
         }
     }
 
-    /// Of the skew estimates (of the print, of every mark) and none, the one whose best zone looks
-    /// most like an MRZ: on a canvas turned by hand, its bare corners can mislead the estimate.
-    func bestAngle(_ prepared: MRZBandFinder.Prepared) -> Double? {
-        rankedAngles(prepared, [prepared.skew] + [prepared.otherSkew, 0].compactMap { $0 }).first
-    }
-
-    /// Angles ranked by how much the best zone found at each looks like an MRZ.
-    func rankedAngles(_ prepared: MRZBandFinder.Prepared, _ angles: [Double]) -> [Double] {
-        angles.compactMap { angle -> (angle: Double, score: Double)? in
-            guard let best = finder.bands(prepared, skew: angle)?.first else { return nil }
-            return (angle, best.score)
-        }.sorted { $0.score > $1.score }.map(\.angle)
-    }
-
     /// Shrunk to `maxImageSide`, or enlarged (at most 4×) to `minImageSide`.
     func resized(_ grey: LeptonicaImage) -> LeptonicaImage? {
         let side = max(grey.width, grey.height)

@@ -19,8 +19,7 @@ struct SearchViews {
     private var plainScore = -Double.infinity
     /// The angle the photo as found was read at.
     private var plainAngle: Double?
-    /// The zones of the photo as found, by angle: each angle's are needed to rank it and again
-    /// to read it.
+    /// The zones of the photo as found, by angle (see `ranked`).
     private var plainBands: [Double: [MRZBandFinder.Band]] = [:]
     /// Turns already queued, as quarters × 100 + tilt.
     private var queuedTurns: Set<Int> = []
@@ -55,18 +54,18 @@ struct SearchViews {
         switch stage {
         case 0:
             plain = finder.prepare(working)
-            plainScore = plain.flatMap { bandsOfPlain($0, at: $0.skew).first?.score } ?? -.infinity
+            plainScore = plain.flatMap { Self.ranked($0, [$0.skew], by: finder, known: &plainBands).first?.bands[0].score } ?? -.infinity
             guard plainScore < scanner.weakZoneScore else { return [] }
             return turns([(1, 0), (3, 0), (0, 20), (0, -20)], better: plainScore, deadline: deadline)
         case 1:
             // The skew estimate, the skew of every mark, or none: whichever angle shows the zone
             // that looks most like an MRZ (a straight scan whose other print leans is read straight).
             guard let plain else { return [] }
-            let angle = ranked([plain.skew] + [plain.otherSkew, 0].compactMap { $0 }, of: plain).first ?? plain.skew
+            let best = Self.ranked(plain, Self.estimates(of: plain), by: finder, known: &plainBands).first
+            let angle = best?.angle ?? plain.skew
             plainAngle = angle
             scanner.trace("skew estimate \(plain.skew)°, other \(plain.otherSkew.map { "\($0)°" } ?? "none"), read at \(angle)°")
-            let known = plainBands[angle]
-            return [{ finder.find(plain, skew: angle, known: known) }]
+            return [{ finder.find(plain, skew: angle, known: best?.bands) }]
         case 2:
             let working = self.working
             return [{ finder.prepare(working, smoothing: true).flatMap { finder.find($0, skew: $0.skew) } }]
@@ -83,30 +82,30 @@ struct SearchViews {
             guard let plain else { return [] }
             let angles = ([plain.skew, plain.otherSkew, 0].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
                 .filter { abs($0) <= finder.maxSkew && $0 != plainAngle }
-            return ranked(angles, of: plain).prefix(2).map { angle in
-                let known = plainBands[angle]
-                return { finder.find(plain, skew: angle, known: known) }
-            }
+            return Self.ranked(plain, angles, by: finder, known: &plainBands).prefix(2).map { view in { finder.find(plain, skew: view.angle, known: view.bands) } }
         default:
             return turns([(1, 0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)], better: nil, deadline: deadline)
         }
     }
 
-    /// The zones of the photo as found at `angle`, computed once.
-    private mutating func bandsOfPlain(_ plain: MRZBandFinder.Prepared, at angle: Double) -> [MRZBandFinder.Band] {
-        if let known = plainBands[angle] { return known }
-        let bands = finder.bands(plain, skew: angle) ?? []
-        plainBands[angle] = bands
-        return bands
+    /// The skew estimates (of the print, of every mark) and none: on a canvas turned by hand, or a
+    /// straight page with leaning print, the estimate can be wrong.
+    static func estimates(of prepared: MRZBandFinder.Prepared) -> [Double] {
+        [prepared.skew] + [prepared.otherSkew, 0].compactMap { $0 }
     }
 
-    /// Angles ranked by how much the best zone of the photo as found at each looks like an MRZ
-    /// (as `MRZScanner.rankedAngles`, with the zones kept).
-    private mutating func ranked(_ angles: [Double], of plain: MRZBandFinder.Prepared) -> [Double] {
-        angles.compactMap { angle -> (angle: Double, score: Double)? in
-            guard let best = bandsOfPlain(plain, at: angle).first else { return nil }
-            return (angle, best.score)
-        }.sorted { $0.score > $1.score }.map(\.angle)
+    /// The angles at which `prepared` shows zones, with them, the one whose best zone looks most
+    /// like an MRZ first. `known` keeps each angle's zones: they are needed to rank it and again
+    /// to read it.
+    private static func ranked(_ prepared: MRZBandFinder.Prepared, _ angles: [Double], by finder: MRZBandFinder,
+                               known: inout [Double: [MRZBandFinder.Band]]) -> [(angle: Double, bands: [MRZBandFinder.Band])] {
+        var seen: Set<Double> = []
+        return angles.compactMap { angle -> (angle: Double, bands: [MRZBandFinder.Band])? in
+            guard seen.insert(angle).inserted else { return nil }
+            let bands = known[angle] ?? finder.bands(prepared, skew: angle) ?? []
+            known[angle] = bands
+            return bands.isEmpty ? nil : (angle, bands)
+        }.sorted { $0.bands[0].score > $1.bands[0].score }
     }
 
     /// The photo turned by quarter turns and a tilt, each at the angle whose best zone looks most
@@ -114,18 +113,18 @@ struct SearchViews {
     /// down counts one less: it looks as good as upright).
     private mutating func turns(_ candidates: [(quarters: Int, tilt: Double)], better: Double?,
                                 deadline: MRZScanner.Deadline) -> [() -> MRZBandFinder.Result?] {
-        var scored: [(prepared: MRZBandFinder.Prepared, angle: Double, score: Double)] = []
+        var scored: [(prepared: MRZBandFinder.Prepared, angle: Double, bands: [MRZBandFinder.Band], score: Double)] = []
         for (quarters, tilt) in candidates where !queuedTurns.contains(quarters * 100 + Int(tilt)) && !deadline.passed {
+            var known: [Double: [MRZBandFinder.Band]] = [:]
             guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
-                  let prepared = finder.prepare(turned), let angle = scanner.bestAngle(prepared),
-                  let best = finder.bands(prepared, skew: angle)?.first
+                  let prepared = finder.prepare(turned), let best = Self.ranked(prepared, Self.estimates(of: prepared), by: finder, known: &known).first
             else { continue }
-            let score = quarters == 2 ? best.score - 1 : best.score
+            let score = quarters == 2 ? best.bands[0].score - 1 : best.bands[0].score
             if let better, score <= better { continue }
             queuedTurns.insert(quarters * 100 + Int(tilt))
-            scored.append((prepared, angle, score))
+            scored.append((prepared, best.angle, best.bands, score))
         }
         let finder = self.finder
-        return scored.sorted { $0.score > $1.score }.map { view in { finder.find(view.prepared, skew: view.angle) } }
+        return scored.sorted { $0.score > $1.score }.map { view in { finder.find(view.prepared, skew: view.angle, known: view.bands) } }
     }
 }
