@@ -264,18 +264,19 @@ public enum MRZCorrector {
         return out
     }
 
-    /// The layout by line count and length; a two-line zone whose document code starts with V
-    /// is a visa (no composite check digit to satisfy).
     /// What each position of `format` may hold by its field's grammar (ICAO 9303-3): letters and
-    /// fillers in codes and names, digits in dates and check digits (a date's unknown parts may be
-    /// fillers), 'M', 'F', 'X' or '<' for the sex, anything in document numbers and optional data.
+    /// fillers in names, letters or digits and fillers in state codes (a code is letters or digits,
+    /// never a mix: `Grammar.violations` judges the whole code), digits in dates and check digits
+    /// (a date's unknown parts may be fillers), 'M', 'F', 'X' or '<' for the sex, anything in
+    /// document numbers and optional data.
     public static func permittedCharacters(in format: MRZFormat) -> [[Set<Character>]] {
         let grammar = Grammar(format: format)
         let letters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), digits = Set("0123456789")
         return grammar.kinds.enumerated().map { line, kinds in
             kinds.enumerated().map { position, kind in
                 switch kind {
-                case .letterOrFiller, .name: return letters.union(["<"])
+                case .letterOrFiller, .name:
+                    return grammar.countrySlots.contains(line * 64 + position) ? letters.union(digits).union(["<"]) : letters.union(["<"])
                 case .digit: return grammar.dateSlots.contains(line * 64 + position) ? digits.union(["<"]) : digits
                 case .digitOrFiller: return digits.union(["<"])
                 case .sex: return ["M", "F", "X", "<"]
@@ -285,7 +286,8 @@ public enum MRZCorrector {
         }
     }
 
-    /// The layout lines of these lengths (and a first character 'V' for a visa) would have.
+    /// The layout by line count and length; a two-line zone whose document code starts with V
+    /// is a visa (no composite check digit to satisfy).
     public static func likelyFormat(_ lines: [String]) -> MRZFormat? {
         let mean = lines.isEmpty ? 0 : lines.map(\.count).reduce(0, +) / lines.count
         switch lines.count {

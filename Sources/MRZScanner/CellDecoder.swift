@@ -33,8 +33,14 @@ enum CellDecoder {
             reading.cells.enumerated().map { position, cell in options(cell, permitted: permitted[line][position]) }
         }
         var chosen = likely.map { $0.map { $0.first?.character ?? "<" } }
-        var confidence = 1.0
         let layout = format.layout
+        // A state code is letters or digits (and fillers), never a mix: read as a whole.
+        for field in [layout.issuingState, layout.nationality] {
+            for (position, character) in zip(field.range, likeliestCode(field.range.map { likely[field.line][$0] })) {
+                chosen[field.line][position] = character
+            }
+        }
+        var confidence = 1.0
         for (field, check) in [(layout.documentNumber, layout.documentNumberCheck), (layout.birthDate, layout.birthDateCheck),
                                (layout.expiryDate, layout.expiryDateCheck)] {
             let slots = field.range.map { (field.line, $0) } + [(check.line, check.range.lowerBound)]
@@ -47,6 +53,18 @@ enum CellDecoder {
             confidence *= best.posterior
         }
         return Decoded(lines: chosen.map { String($0) }, keyConfidence: Float(100 * confidence))
+    }
+
+    /// The likelier of a code's readings in letters and fillers and in digits and fillers.
+    static func likeliestCode(_ options: [[(character: Character, probability: Double)]]) -> [Character] {
+        func likeliest(_ permitted: (Character) -> Bool) -> (characters: [Character], probability: Double) {
+            options.reduce((characters: [Character](), probability: 1.0)) { reading, choices in
+                guard let best = choices.first(where: { permitted($0.character) }) else { return (reading.characters + ["<"], 0) }
+                return (reading.characters + [best.character], reading.probability * best.probability)
+            }
+        }
+        let letters = likeliest { !$0.isNumber }, digits = likeliest { !$0.isLetter }
+        return digits.probability > letters.probability ? digits.characters : letters.characters
     }
 
     static func options(_ cell: CellClassifier.Reading, permitted: Set<Character>) -> [(character: Character, probability: Double)] {

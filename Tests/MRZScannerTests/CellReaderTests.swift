@@ -129,6 +129,17 @@ import TestSupport
         #expect(name.lines == Self.specimen)
     }
 
+    @Test func aNumericStateCodeIsDecodedAsPrinted() throws {
+        // ICAO 9303-3 allows numeric codes (132 for a state not yet coded): the cells of a code
+        // may hold digits, and a sure "132" must not come back as letters or fillers.
+        let numeric = ["P<132ERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36132" + Self.specimen[1].dropFirst(13)]
+        let decoded = try #require(CellDecoder.decode(Self.lines(numeric)))
+        #expect(decoded.lines == numeric)
+        // A code is read as a whole: "UTO" whose O looks rather like a 0 is still UTO, not UT0.
+        let doubted = try #require(CellDecoder.decode(Self.lines(Self.specimen, doubts: [(1, 12, Self.cell("0", 0.6, or: "O"))])))
+        #expect(doubted.lines == Self.specimen)
+    }
+
     @Test func theCheckDigitDecidesWhatItCanSee() throws {
         // The document number's "C" (12) doubted against "0" (0): only C satisfies the check digit.
         let decoded = try #require(CellDecoder.decode(Self.lines(Self.specimen, doubts: [(1, 7, Self.cell("0", 0.6, or: "C"))])))
