@@ -39,10 +39,11 @@ let package = Package(
                        providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CLeptonica", path: "Sources/CLeptonica", pkgConfig: "lept",
                        providers: [.apt(["libleptonica-dev"])]),
-        .systemLibrary(name: "CTesseract", path: "Sources/CTesseract", pkgConfig: "tesseract",
-                       providers: [.apt(["libtesseract-dev"])]),
-        .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavdevice",
-                       providers: [.apt(["libavdevice-dev", "libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        // Large stacks one command needs are opened with dlopen when used, not linked (their
+        // headers come from libtesseract-dev and FFmpeg's -dev packages): CLibraryLoader opens them.
+        .target(name: "CLibraryLoader"),
+        .target(name: "CTesseract", dependencies: ["CLibraryLoader"]),
+        .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         // PKCS#11 headers only (p11-kit's); a token's module is opened with dlopen at run time.
         .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", pkgConfig: "p11-kit-1",
                        providers: [.apt(["libp11-kit-dev"])]),
@@ -53,26 +54,28 @@ let package = Package(
         // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
         .target(name: "PassportCrypto", dependencies: ["COpenSSL"]),
         .target(name: "MRZ"),
+        // Where files live on this machine (XDG base directories) and how personal data is written (0600/0700).
+        .target(name: "LocalFiles"),
         // Data: BER-TLV/DER and the files of the logical data structure.
-        .target(name: "LDS", dependencies: ["MRZ", "PassportCrypto"]),
+        .target(name: "LDS", dependencies: ["MRZ", "PassportCrypto", "LocalFiles"]),
         // Trust: CMS, X.509, master lists, CRLs, the trust store, dump verification.
-        .target(name: "PassiveAuth", dependencies: ["LDS", "MRZ", "PassportCrypto", "COpenSSL"]),
+        .target(name: "PassiveAuth", dependencies: ["LDS", "MRZ", "PassportCrypto", "COpenSSL", "LocalFiles"]),
         // Chip: transports, then the protocols spoken over them.
         .target(name: "CardIO", dependencies: ["CPCSCLite", "CNFC"]),
         .target(name: "ChipProtocols", dependencies: ["CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL"]),
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
-        .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica"]),
+        .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica", "LocalFiles"]),
         // Video: camera (V4L2) and video-file frames through FFmpeg, read until two frames agree.
         .target(name: "VideoFrames", dependencies: ["CFFmpeg", "MRZScanner", "MRZ"]),
-        .target(name: "Credentials", dependencies: ["PassportCrypto"]),
+        .target(name: "Credentials", dependencies: ["PassportCrypto", "LocalFiles"]),
         // The holder key on a hardware token (PKCS#11: YubiKey PIV, Nitrokey, smart cards, SoftHSM).
         .target(name: "TokenKeys", dependencies: ["CPKCS11", "Credentials", "PassportCrypto"]),
         // The key store's device key in the desktop keyring (Secret Service via libsecret).
         .target(name: "SystemKeyring", dependencies: ["CLibSecret", "Credentials"]),
         // OpenID4VP 1.0: request objects (JAR, x509_hash / x509_san_dns), DCQL, vp_token and
         // direct_post.jwt responses (JWE ECDH-ES) — parsing and checks, no network (fuzzed).
-        .target(name: "OpenID4VP", dependencies: ["Credentials", "PassportCrypto", "COpenSSL"]),
+        .target(name: "OpenID4VP", dependencies: ["Credentials", "PassportCrypto", "COpenSSL", "LocalFiles"]),
         // The wallet's HTTP side over AsyncHTTPClient (TLS with extra trust anchors). Kept apart
         // so that only the passport command links SwiftNIO, not Credentials or PassiveAuth.
         .target(name: "OpenID4VPClient", dependencies: [
@@ -84,15 +87,18 @@ let package = Package(
         ]),
         .target(name: "Proving", dependencies: ["CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
         // Pipeline: scan → verify → issue, with typed reports.
-        .target(name: "PassportKit", dependencies: ["MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"]),
+        .target(name: "PassportKit", dependencies: ["LocalFiles", "MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"],
+                plugins: ["VersionStamp"]),
+        // VERSION (and the git commit) → PassportKitVersion, before every build.
+        .plugin(name: "VersionStamp", capability: .buildTool()),
 
         // Command lines: options and rendering shared by both tools, then the tools.
         .target(name: "PassportCLI", dependencies: [
-            "PassportKit", "ImageCodecs", "MRZScanner",
+            "PassportKit", "ImageCodecs", "MRZScanner", "LocalFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport", dependencies: [
-            "PassportCLI", "PassportKit", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
+            "PassportCLI", "PassportKit", "LocalFiles", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [
@@ -103,6 +109,7 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["PassportCrypto", "PassiveAuth", "LDS"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
+        .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "LDS"]),
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
         .testTarget(name: "VideoFramesTests", dependencies: ["VideoFrames", "MRZScanner", "MRZ", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),

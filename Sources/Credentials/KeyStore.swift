@@ -1,3 +1,4 @@
+import LocalFiles
 import PassportCrypto
 import Foundation
 
@@ -20,10 +21,7 @@ public final class KeyStore: @unchecked Sendable {
     public let vault: (any DeviceKeyVault)?
 
     public static var defaultFolder: URL {
-        let env = ProcessInfo.processInfo.environment
-        let config = env["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config")
-        return config.appendingPathComponent("passport/keys")
+        XDGDirectories.configHome().appendingPathComponent("passport/keys")
     }
 
     public init(folder: URL = KeyStore.defaultFolder,

@@ -1,3 +1,4 @@
+import LocalFiles
 import Foundation
 import PassportCrypto
 
@@ -76,15 +77,17 @@ public struct DumpFolder: Sendable {
         let parent = destination.deletingLastPathComponent()
         try fm.createDirectory(at: parent, withIntermediateDirectories: true)
         let temporary = parent.appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString)")
+        // Personal data: the folder 0700 and its files 0600, whatever the umask.
         try fm.createDirectory(at: temporary, withIntermediateDirectories: false)
         do {
+            try PrivateFiles.createFolder(temporary)
             for (file, bytes) in files {
-                try Data(bytes).write(to: temporary.appendingPathComponent(file.fileName))
+                try PrivateFiles.write(bytes, to: temporary.appendingPathComponent(file.fileName))
             }
-            if let evidence { try Data(evidence).write(to: temporary.appendingPathComponent(ChipEvidence.fileName)) }
+            if let evidence { try PrivateFiles.write(evidence, to: temporary.appendingPathComponent(ChipEvidence.fileName)) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(manifest).write(to: temporary.appendingPathComponent(manifestName))
+            try PrivateFiles.write(encoder.encode(manifest), to: temporary.appendingPathComponent(manifestName))
             try fm.moveItem(at: temporary, to: destination)
         } catch {
             try? fm.removeItem(at: temporary)

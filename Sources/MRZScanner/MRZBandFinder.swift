@@ -1,3 +1,4 @@
+import LocalFiles
 import ImageCodecs
 import CLeptonica
 import Foundation
@@ -35,6 +36,15 @@ struct MRZBandFinder {
     /// there (they show the MRZ: personal data).
     var debugFolder = ProcessInfo.processInfo.environment["PASSPORT_OCR_DEBUG"]
     var maxSkew = 32.0
+
+    /// Writes a debug image privately (folder 0700, file 0600: it may show the MRZ); a developer
+    /// aid, so a failure only costs the image.
+    func writeDebugImage(_ image: LeptonicaImage, to path: String) {
+        let url = URL(fileURLWithPath: path)
+        guard let png = image.pngData() else { return }
+        try? PrivateFiles.createFolder(url.deletingLastPathComponent())
+        try? PrivateFiles.write(png, to: url)
+    }
 
     /// The photo shrunk to `detectionWidth` and its mask of dark marks.
     struct Prepared {
@@ -123,7 +133,7 @@ struct MRZBandFinder {
         // long streaks however straight and evenly spaced they are.
         let lines = lineComponents(straightMask).filter { marks(in: $0, of: straightMask) >= minimumMarksPerLine }
         if let dir = debugFolder {
-            pixWrite("\(dir)/mask.png", straightMask.pix, Int32(IFF_PNG))
+            writeDebugImage(straightMask, to: "\(dir)/mask.png")
         }
         return group(lines, imageWidth: straightMask.width).map { band in Band(lines: band.lines.map { $0.scaled(by: 1 / prepared.factor) }, score: band.score) }
     }
@@ -206,7 +216,7 @@ struct MRZBandFinder {
               let opened = LeptonicaImage(pixOpenBrick(nil, filled.pix, 5, 3)),
               let boxes = pixConnCompBB(opened.pix, 8)
         else { return [] }
-        if let dir = debugFolder { pixWrite("\(dir)/opened-\(join).png", opened.pix, Int32(IFF_PNG)) }
+        if let dir = debugFolder { writeDebugImage(opened, to: "\(dir)/opened-\(join).png") }
         var boxa: UnsafeMutablePointer<BOXA>? = boxes
         defer { boxaDestroy(&boxa) }
         var rects: [PixelRect] = []

@@ -1,3 +1,4 @@
+import LocalFiles
 import Foundation
 
 /// Which Tesseract model reads the MRZ: the toolkit's own OCR-B model (`mrz.traineddata`, trained
@@ -26,9 +27,7 @@ public struct MRZModel: Sendable, Equatable {
         var folders: [String] = []
         if let explicit { folders.append(explicit.hasSuffix(".traineddata") ? (explicit as NSString).deletingLastPathComponent : explicit) }
         if let value = environment[environmentVariable], !value.isEmpty { folders.append(value) }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        folders.append((dataHome as NSString).appendingPathComponent("passport/tessdata"))
+        folders.append(XDGDirectories.dataHome(environment).appendingPathComponent("passport/tessdata").path)
         folders.append("/usr/local/share/passport/tessdata")
         folders.append("/usr/share/passport/tessdata")
         let sourceTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent() // Sources/MRZScanner

@@ -370,7 +370,7 @@ public final class MRZScanner {
         // other, and Tesseract's global threshold then blackens it: flatten the background first
         // (a closing removes the print and estimates the paper; each pixel is scaled to it).
         let crop = LeptonicaImage(pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
-        if let dir = finder.debugFolder { pixWrite("\(dir)/line-\(line.y).png", crop.pix, Int32(IFF_PNG)) }
+        if let dir = finder.debugFolder { finder.writeDebugImage(crop, to: "\(dir)/line-\(line.y).png") }
         return reader.read(crop)
     }
 }

@@ -1,3 +1,4 @@
+import LocalFiles
 import Credentials
 import Foundation
 import PassportCrypto
@@ -31,8 +32,7 @@ public struct AnsweredRequests: Sendable {
     public func record(_ request: AuthorizationRequest, now: Date = Date()) {
         var lines = entries(now: now).map { "\($0.0) \(Int($0.1))" }
         lines.append("\(Self.key(clientID: request.clientID, nonce: request.nonce)) \(Int(now.timeIntervalSince1970))")
-        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        try? Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file, options: .atomic)
+        try? PrivateFiles.createFolder(file.deletingLastPathComponent())
+        try? PrivateFiles.replace(file, with: Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }

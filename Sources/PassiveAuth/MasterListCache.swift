@@ -1,3 +1,4 @@
+import LocalFiles
 import Foundation
 import LDS
 import PassportCrypto
@@ -8,10 +9,7 @@ import PassportCrypto
 /// later run with the same bytes reads only the index and the certificates it needs.
 public enum MasterListCache {
     public static var folder: URL {
-        let env = ProcessInfo.processInfo.environment
-        let cache = env["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".cache")
-        return cache.appendingPathComponent("passport/masterlists")
+        XDGDirectories.cacheHome().appendingPathComponent("passport/masterlists")
     }
 
     /// Adds the master list at `url` to `store`, from the cache when its bytes were checked before.

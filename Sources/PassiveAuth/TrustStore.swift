@@ -1,3 +1,4 @@
+import LocalFiles
 import Foundation
 import LDS
 
@@ -37,10 +38,7 @@ public final class TrustStore: @unchecked Sendable {
     /// `$XDG_CONFIG_HOME/passport/trust` or `~/.config/passport/trust`: master lists (.ml),
     /// CSCA certificates (.der/.cer/.crt/.pem) and CRLs (.crl) put there are always loaded.
     public static var defaultFolder: URL {
-        let env = ProcessInfo.processInfo.environment
-        let config = env["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: env["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config")
-        return config.appendingPathComponent("passport/trust")
+        XDGDirectories.configHome().appendingPathComponent("passport/trust")
     }
 
     /// True while no CSCA has been added: every chain check then fails with "no trusted CSCA".

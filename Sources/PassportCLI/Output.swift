@@ -1,3 +1,4 @@
+import LocalFiles
 import ArgumentParser
 import ImageCodecs
 import Foundation
@@ -43,16 +44,10 @@ public struct OutputFileError: Error, CustomStringConvertible {
 
 /// Writes `data` to `path` readable by the owner only (mode 0600, also when the file existed).
 public func writePrivateFile(_ data: Data, to path: String) throws {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
-    defer { close(descriptor) }
-    guard fchmod(descriptor, 0o600) == 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
-    var written = 0
-    while written < data.count {
-        let result = data.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, data.count - written) }
-        if result < 0 && errno == EINTR { continue }
-        guard result > 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
-        written += result
+    do {
+        try PrivateFiles.write(data, to: URL(fileURLWithPath: path))
+    } catch let error as PrivateFiles.WriteError {
+        throw OutputFileError(path: error.path, reason: error.reason)
     }
 }
 

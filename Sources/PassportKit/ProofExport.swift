@@ -1,3 +1,4 @@
+import LocalFiles
 import Foundation
 import Glibc
 import LDS
@@ -95,19 +96,14 @@ public enum ProofExport {
     }
 
     static func makePrivateFolder(_ url: URL) throws {
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
-        } catch { throw Problem.cannotWrite(path: url.path, why: (error as NSError).localizedDescription) }
+        do { try PrivateFiles.createFolder(url) } catch let error as PrivateFiles.WriteError {
+            throw Problem.cannotWrite(path: error.path, why: error.reason)
+        }
     }
 
     static func writePrivate(_ data: Data, to url: URL) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw Problem.cannotWrite(path: url.path, why: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        guard fchmod(descriptor, 0o600) == 0,
-              data.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == data.count else {
-            throw Problem.cannotWrite(path: url.path, why: String(cString: strerror(errno)))
+        do { try PrivateFiles.write(data, to: url) } catch let error as PrivateFiles.WriteError {
+            throw Problem.cannotWrite(path: error.path, why: error.reason)
         }
     }
 }

@@ -52,10 +52,15 @@ public struct ProverRunner: Sendable {
     public let helper: String
     public init(helper: String) { self.helper = helper }
 
-    /// The helper next to the running executable.
+    /// The helper next to the running executable (a build folder), else in `../libexec/passport/`
+    /// (the Debian package: /usr/bin/passport and /usr/libexec/passport/passport-prover).
     public static func besideCurrentExecutable() -> ProverRunner {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return ProverRunner(helper: me.deletingLastPathComponent().appendingPathComponent("passport-prover").path)
+        // /proc/self/exe, not argv[0]: a command found on PATH has no folder in argv[0].
+        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [folder.appendingPathComponent("passport-prover"),
+                          folder.deletingLastPathComponent().appendingPathComponent("libexec/passport/passport-prover")]
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+        return ProverRunner(helper: found.path)
     }
 
     /// Proofs the library itself verified, one per job in order, or a reason why there are none.

@@ -9,6 +9,8 @@ public enum VideoSourceError: Error, Equatable, Sendable, CustomStringConvertibl
     case noVideoStream(source: String, reason: String)
     /// Decoding failed after the source opened (the step named, FFmpeg's message).
     case decoding(source: String, step: String, reason: String)
+    /// FFmpeg's libraries are not installed (they are opened only when a camera or video is read).
+    case librariesMissing(reason: String, packages: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum VideoSourceError: Error, Equatable, Sendable, CustomStringConvertibl
             return "\(source) holds no video that can be decoded: \(reason)."
         case .decoding(let source, let step, let reason):
             return "Decoding \(source) failed while \(step): \(reason)."
+        case .librariesMissing(let reason, let packages):
+            return "Reading a camera or video needs FFmpeg's libraries, and \(reason). Install them: sudo apt install \(packages)"
         }
     }
 }
@@ -46,6 +50,7 @@ public final class VideoFrameSource {
     /// Frames per second the stream declares (nil when unknown).
     public let frameRate: Double?
 
+    private let av: PassportFFmpeg
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
@@ -58,55 +63,56 @@ public final class VideoFrameSource {
 
     public init(source: String) throws {
         self.source = source
-        av_log_set_level(AV_LOG_FATAL) // FFmpeg's own messages: the typed errors below name the source and the reason
+        av = try Self.loadFFmpeg()
+        av.av_log_set_level(AV_LOG_FATAL) // FFmpeg's own messages: the typed errors below name the source and the reason
         isDevice = source.hasPrefix("/dev/")
         var inputFormat: UnsafePointer<AVInputFormat>?
         if isDevice {
-            avdevice_register_all()
-            inputFormat = av_find_input_format("video4linux2")
+            av.avdevice_register_all()
+            inputFormat = av.av_find_input_format("video4linux2")
             guard inputFormat != nil else {
                 throw VideoSourceError.cannotOpen(source: source, reason: "this FFmpeg has no video4linux2 input (libavdevice)")
             }
         }
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_open_input(&opened, source, inputFormat, nil)
-        guard status >= 0, let context = opened else { throw VideoSourceError.cannotOpen(source: source, reason: Self.message(status)) }
-        status = avformat_find_stream_info(context, nil)
+        var status = av.avformat_open_input(&opened, source, inputFormat, nil)
+        guard status >= 0, let context = opened else { throw VideoSourceError.cannotOpen(source: source, reason: Self.message(status, av)) }
+        status = av.avformat_find_stream_info(context, nil)
         guard status >= 0 else {
-            avformat_close_input(&opened)
-            throw VideoSourceError.noVideoStream(source: source, reason: "reading the stream information: \(Self.message(status))")
+            av.avformat_close_input(&opened)
+            throw VideoSourceError.noVideoStream(source: source, reason: "reading the stream information: \(Self.message(status, av))")
         }
         var found: UnsafePointer<AVCodec>?
-        status = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &found, 0)
+        status = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &found, 0)
         guard status >= 0, let decoder = found, let stream = context.pointee.streams[Int(status)] else {
-            avformat_close_input(&opened)
-            throw VideoSourceError.noVideoStream(source: source, reason: Self.message(status))
+            av.avformat_close_input(&opened)
+            throw VideoSourceError.noVideoStream(source: source, reason: Self.message(status, av))
         }
         format = context
         streamIndex = status
         timeBase = stream.pointee.time_base
         let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
         frameRate = rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil
-        codec = avcodec_alloc_context3(decoder)
-        packet = av_packet_alloc()
-        frame = av_frame_alloc()
+        codec = av.avcodec_alloc_context3(decoder)
+        packet = av.av_packet_alloc()
+        frame = av.av_frame_alloc()
         guard let codec, packet != nil, frame != nil else {
             throw VideoSourceError.decoding(source: source, step: "allocating the decoder", reason: "out of memory")
         }
-        status = avcodec_parameters_to_context(codec, stream.pointee.codecpar)
-        if status >= 0 { status = avcodec_open2(codec, decoder, nil) }
+        status = av.avcodec_parameters_to_context(codec, stream.pointee.codecpar)
+        if status >= 0 { status = av.avcodec_open2(codec, decoder, nil) }
         guard status >= 0 else {
             throw VideoSourceError.noVideoStream(source: source,
-                                                 reason: "opening the \(String(cString: decoder.pointee.name)) decoder: \(Self.message(status))")
+                                                 reason: "opening the \(String(cString: decoder.pointee.name)) decoder: \(Self.message(status, av))")
         }
     }
 
     deinit {
-        sws_freeContext(scaler)
-        av_frame_free(&frame)
-        av_packet_free(&packet)
-        avcodec_free_context(&codec)
-        avformat_close_input(&format)
+        av.sws_freeContext(scaler)
+        av.av_frame_free(&frame)
+        av.av_packet_free(&packet)
+        av.avcodec_free_context(&codec)
+        av.avformat_close_input(&format)
     }
 
     /// The next frame that `keep` accepts (given its time in seconds, or nil, and its index), as
@@ -114,9 +120,9 @@ public final class VideoFrameSource {
     public func nextFrame(where keep: (_ seconds: Double?, _ index: Int) -> Bool = { _, _ in true }) throws -> GreyFrame? {
         guard let format, let codec, let packet, let frame else { return nil }
         while !decoderDrained {
-            let received = avcodec_receive_frame(codec, frame)
+            let received = av.avcodec_receive_frame(codec, frame)
             if received >= 0 {
-                defer { av_frame_unref(frame) }
+                defer { av.av_frame_unref(frame) }
                 let index = framesDecoded
                 framesDecoded += 1
                 let pts = frame.pointee.best_effort_timestamp
@@ -126,23 +132,23 @@ public final class VideoFrameSource {
             }
             if received == passport_averror_eof() { decoderDrained = true; break }
             guard received == passport_averror_eagain() else {
-                throw VideoSourceError.decoding(source: source, step: "decoding frame \(framesDecoded + 1)", reason: Self.message(received))
+                throw VideoSourceError.decoding(source: source, step: "decoding frame \(framesDecoded + 1)", reason: Self.message(received, av))
             }
             // The decoder wants more input: the next packet of the video stream, or the end.
             if inputEnded { decoderDrained = true; break }
-            let read = av_read_frame(format, packet)
+            let read = av.av_read_frame(format, packet)
             if read < 0 {
                 if read != passport_averror_eof() && framesDecoded == 0 {
-                    throw VideoSourceError.decoding(source: source, step: "reading the first packet", reason: Self.message(read))
+                    throw VideoSourceError.decoding(source: source, step: "reading the first packet", reason: Self.message(read, av))
                 }
                 // The end of the file (or a read error late in it: what was decoded stands).
                 inputEnded = true
-                _ = avcodec_send_packet(codec, nil) // flush: the decoder hands over its last frames
+                _ = av.avcodec_send_packet(codec, nil) // flush: the decoder hands over its last frames
                 continue
             }
-            defer { av_packet_unref(packet) }
+            defer { av.av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
-            let sent = avcodec_send_packet(codec, packet)
+            let sent = av.avcodec_send_packet(codec, packet)
             // A damaged packet: skip it, the following ones may decode.
             if sent < 0 && sent != passport_averror_eagain() { continue }
         }
@@ -155,7 +161,9 @@ public final class VideoFrameSource {
             throw VideoSourceError.decoding(source: source, step: "converting frame \(index + 1) to grey", reason: "the frame is \(width)×\(height)")
         }
         var pixels = [UInt8](repeating: 0, count: width * height)
-        let rows = pixels.withUnsafeMutableBufferPointer { passport_frame_to_grey(&scaler, frame, $0.baseAddress, Int32(width)) }
+        let rows = pixels.withUnsafeMutableBufferPointer { buffer in
+            withUnsafePointer(to: av) { passport_frame_to_grey($0, &scaler, frame, buffer.baseAddress!, Int32(width)) }
+        }
         guard rows == height else {
             throw VideoSourceError.decoding(source: source, step: "converting frame \(index + 1) to grey (libswscale)",
                                             reason: rows < 0 ? "no conversion from pixel format \(frame.pointee.format)" : "\(rows) of \(height) rows converted")
@@ -163,9 +171,19 @@ public final class VideoFrameSource {
         return GreyFrame(width: width, height: height, pixels: pixels, index: index, seconds: seconds)
     }
 
-    static func message(_ status: Int32) -> String {
+    /// FFmpeg's functions, from its libraries opened on first use.
+    static func loadFFmpeg() throws -> PassportFFmpeg {
+        var error = [CChar](repeating: 0, count: 512)
+        guard let table = passport_ffmpeg_load(&error, error.count) else {
+            throw VideoSourceError.librariesMissing(reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                                                    packages: String(cString: passport_ffmpeg_packages()).trimmingCharacters(in: .whitespaces))
+        }
+        return table.pointee
+    }
+
+    static func message(_ status: Int32, _ av: PassportFFmpeg) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard av_strerror(status, &buffer, buffer.count) == 0 else { return "FFmpeg error \(status)" }
+        guard av.av_strerror(status, &buffer, buffer.count) == 0 else { return "FFmpeg error \(status)" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -8,6 +8,6 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passport-bench",
         abstract: "Benchmarks of the passport toolkit: figures next to a peer or the raw OpenSSL cost.",
-        version: PassportKitVersion.version,
+        version: PassportKitVersion.description,
         subcommands: [VerifyBenchmark.self, CredentialsBenchmark.self, OCRBenchmark.self, OCRCellsCommand.self])
 }

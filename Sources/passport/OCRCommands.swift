@@ -66,7 +66,10 @@ struct CameraOCRReport: Encodable {
 }
 
 extension VideoSourceError: ReportableError {
-    public var code: String { "camera_error" }
+    public var code: String {
+        if case .librariesMissing = self { return "camera_libraries_missing" }
+        return "camera_error"
+    }
     public var exitStatus: Int32 { ExitStatus.environment }
 }
 

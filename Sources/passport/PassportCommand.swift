@@ -8,7 +8,7 @@ struct PassportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passport",
         abstract: "Read and verify electronic passports (ICAO 9303) from a PC/SC reader.",
-        version: PassportKitVersion.version,
+        version: PassportKitVersion.description,
         subcommands: [ReadersCommand.self, ScanCommand.self, VerifyCommand.self, IssueCommand.self, PresentCommand.self,
                       VerifyPresentationCommand.self, KeysCommand.self, ShowCommand.self, PhotoCommand.self, OCRCommand.self,
                       TrustCommand.self, ConvertCommand.self, ProveCommand.self])

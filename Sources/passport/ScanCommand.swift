@@ -1,3 +1,4 @@
+import LocalFiles
 import ArgumentParser
 import PassportCLI
 import CardIO
@@ -88,6 +89,11 @@ struct ScanCommand: ParsableCommand {
             let key = try accessKey()
             let destination = URL(fileURLWithPath: out ?? defaultDumpName())
             if FileManager.default.fileExists(atPath: destination.path) { throw DumpError.destinationExists(destination.path) }
+            let parent = destination.deletingLastPathComponent()
+            if PrivateFiles.isReadableByOthers(parent) {
+                printError("warning: other users can list \(parent.path): the dump itself is private (folder 0700, files 0600), "
+                           + "but its name shows there. Save dumps in a folder of your own (chmod 700) if the name says whose passport it is.")
+            }
             if traceApdus { printError("warning: the APDU trace below contains session keys and personal data. Do not share it.") }
             var request = ScanRequest(reader: reader, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
             request.useNFC = nfc

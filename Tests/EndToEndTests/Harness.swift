@@ -153,10 +153,10 @@ final class BackgroundProcess: @unchecked Sendable {
     let err: URL
     private var stopped = false
 
-    init(_ executable: String, _ arguments: [String], folder: URL, name: String) throws {
+    init(_ executable: String, _ arguments: [String], folder: URL, name: String, environment: [String: String] = [:]) throws {
         out = folder.appendingPathComponent("\(name).out")
         err = folder.appendingPathComponent("\(name).err")
-        pid = try Harness.spawn(executable, arguments, stdout: out.path, stderr: err.path)
+        pid = try Harness.spawn(executable, arguments, environment: environment, stdout: out.path, stderr: err.path)
     }
 
     var stdout: String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }

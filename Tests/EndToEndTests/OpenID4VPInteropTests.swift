@@ -49,7 +49,10 @@ import TestSupport
             self.port = port ?? Int.random(in: 20_000..<40_000)
             process = try BackgroundProcess(OpenID4VPInterop.polaris.path,
                                             ["serve", "--bind", "127.0.0.1", "--host", "localhost", "--port", "\(self.port)", "--once", "--verbose"] + arguments,
-                                            folder: folder, name: "serve-\(self.port)-\(UUID().uuidString.prefix(8))")
+                                            folder: folder, name: "serve-\(self.port)-\(UUID().uuidString.prefix(8))",
+                                            // Python block-buffers stdout into a file: without this the link it prints
+                                            // stays in its buffer until it exits (a user's shell does not set it for us).
+                                            environment: ["PYTHONUNBUFFERED": "1"])
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline {
                 if let found = process.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).first(where: { $0.hasPrefix("openid4vp://") }) {

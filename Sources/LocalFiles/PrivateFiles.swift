@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Personal data at rest (dumps, credentials, saved requests, debug images, proof inputs):
+/// folders 0700 and files 0600 whatever the umask, set with fchmod/chmod after creation.
+public enum PrivateFiles {
+    /// Why a private file or folder could not be written.
+    public struct WriteError: Error, CustomStringConvertible, Sendable {
+        public let path: String
+        public let reason: String
+        public var description: String { "Cannot write \(path): \(reason)" }
+    }
+
+    /// Creates `url` (and missing parents, with the usual modes) as a folder only the owner can
+    /// enter; an existing folder is made 0700.
+    public static func createFolder(_ url: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw WriteError(path: url.path, reason: reasonText(error))
+        }
+        guard chmod(url.path, 0o700) == 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+    }
+
+    /// Writes `bytes` to `url` readable by the owner only (mode 0600, also when the file existed).
+    public static func write(_ bytes: some Collection<UInt8>, to url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        guard fchmod(descriptor, 0o600) == 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+        let data = Array(bytes)
+        var written = 0
+        while written < data.count {
+            let result = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, data.count - written) }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+            written += result
+        }
+    }
+
+    /// Writes `bytes` to a private temporary file beside `url`, then renames it over `url`: a
+    /// reader sees the old file or the new one, never half of one.
+    public static func replace(_ url: URL, with bytes: some Collection<UInt8>) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
+        do {
+            try write(bytes, to: temporary)
+            guard rename(temporary.path, url.path) == 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+    }
+
+    /// Whether users other than the owner (its group or everyone) may list `url`.
+    public static func isReadableByOthers(_ url: URL) -> Bool {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { return false }
+        return status.st_mode & 0o044 != 0
+    }
+
+    private static func reasonText(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import LDS
+import LocalFiles
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct XDGDirectoriesTests {
+    let home = ["HOME": "/home/ada"]
+
+    @Test func unsetEmptyOrRelativeMeanTheDefaults() {
+        for value in [nil, "", "relative/config", "./x"] as [String?] {
+            var env = home
+            env["XDG_CONFIG_HOME"] = value
+            env["XDG_CACHE_HOME"] = value
+            env["XDG_DATA_HOME"] = value
+            #expect(XDGDirectories.configHome(env).path == "/home/ada/.config", "XDG_CONFIG_HOME=\(value ?? "unset")")
+            #expect(XDGDirectories.cacheHome(env).path == "/home/ada/.cache")
+            #expect(XDGDirectories.dataHome(env).path == "/home/ada/.local/share")
+        }
+    }
+
+    @Test func anAbsoluteValueIsUsed() {
+        let env = home.merging(["XDG_CONFIG_HOME": "/srv/conf", "XDG_CACHE_HOME": "/var/cache/ada"]) { $1 }
+        #expect(XDGDirectories.configHome(env).path == "/srv/conf")
+        #expect(XDGDirectories.cacheHome(env).path == "/var/cache/ada")
+    }
+}
+
+/// Modes are checked with the umask at 0, where a careless write would leave 0666/0777.
+@Suite(.serialized) struct PrivateFilesTests {
+    func mode(_ url: URL) -> mode_t {
+        var status = stat()
+        stat(url.path, &status)
+        return status.st_mode & 0o777
+    }
+
+    func withOpenUmask<T>(_ body: () throws -> T) rethrows -> T {
+        let previous = umask(0)
+        defer { umask(previous) }
+        return try body()
+    }
+
+    func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("private-files-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func filesAre0600AndFolders0700WhateverTheUmask() throws {
+        let root = try scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try withOpenUmask {
+            let folder = root.appendingPathComponent("a/b")
+            try PrivateFiles.createFolder(folder)
+            #expect(mode(folder) == 0o700)
+            let file = folder.appendingPathComponent("f")
+            FileManager.default.createFile(atPath: file.path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o644])
+            try PrivateFiles.write(Array("new".utf8), to: file)
+            #expect(mode(file) == 0o600, "an existing 0644 file becomes 0600")
+            #expect(try String(contentsOf: file, encoding: .utf8) == "new")
+            try PrivateFiles.replace(file, with: Array("newer".utf8))
+            #expect(mode(file) == 0o600)
+            #expect(try String(contentsOf: file, encoding: .utf8) == "newer")
+        }
+    }
+
+    @Test func aDumpFolderIsPrivate() throws {
+        let root = try scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dump = root.appendingPathComponent("dump")
+        let manifest = DumpManifest(toolVersion: "test", createdAt: "2026-11-26T00:00:00Z", reader: "r", accessProtocol: "BAC",
+                                    extendedLength: false, apdus: 0, seconds: 0, files: [:])
+        try withOpenUmask {
+            try DumpFolder.write(files: [.dg1: [0x61, 0x00]], manifest: manifest, to: dump)
+        }
+        #expect(mode(dump) == 0o700)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dump.path)
+        #expect(names.sorted() == ["DG1.bin", "manifest.json"])
+        for name in names { #expect(mode(dump.appendingPathComponent(name)) == 0o600, "\(name)") }
+    }
+
+    @Test func aWriteIntoAMissingFolderNamesThePath() {
+        #expect(throws: PrivateFiles.WriteError.self) {
+            try PrivateFiles.write([1], to: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/f"))
+        }
+    }
+}
