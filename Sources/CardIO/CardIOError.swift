@@ -20,7 +20,7 @@ public enum CardIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case .serviceUnavailable:
             return "The smart-card service pcscd is not running. Start it (sudo systemctl start pcscd, or sudo pcscd) and try again."
         case .noReaders:
-            return "No card reader found. Plug in the reader; if it is plugged in, check that pcscd sees it (pcsc_scan) and that the udev rules are installed (see README)."
+            return "No card reader found. Plug in the reader; if it is plugged in, check that pcscd sees it (pcsc_scan) and that the udev rules are installed (docs/reading.md; the Debian package installs them)."
         case .readerNotFound(let requested, let available):
             return "No reader matches '\(requested)'. Available: \(available.isEmpty ? "none" : available.joined(separator: ", "))."
         case .noCard(let reader, let seconds):
@@ -42,7 +42,7 @@ public enum CardIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case .protocolViolation(let why):
             return "The card broke the protocol: \(why)."
         case .libraryMissing(let what):
-            return "\(what) is not available on this machine. Install it (see README) and try again."
+            return "\(what) is not available on this machine. Install it (docs/reading.md) and try again."
         }
     }
 }

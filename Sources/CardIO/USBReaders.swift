@@ -11,7 +11,7 @@ public enum USBReaders {
         public let kernelDriver: String?
         public var advice: String? {
             if !accessible {
-                return "\(model) at \(devicePath) is present but not accessible: install udev/60-passport-readers.rules (see README) and add yourself to the plugdev group."
+                return "\(model) at \(devicePath) is present but not accessible: install udev/60-passport-readers.rules (the Debian package puts it in /usr/lib/udev/rules.d; docs/reading.md) and add yourself to the plugdev group."
             }
             if let kernelDriver, kernelDriver.hasPrefix("pn533") {
                 return "\(model) is claimed by the kernel driver \(kernelDriver): install udev/blacklist-passport-nfc.conf to use it through libnfc."

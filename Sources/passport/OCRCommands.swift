@@ -86,7 +86,7 @@ struct OCRCommand: ParsableCommand {
     @Argument(help: "The image (JPEG, PNG, TIFF, BMP, PNM or JPEG 2000).") var image: String?
     @Option(help: ArgumentHelp("Read from a camera (V4L2 device such as /dev/video0) or a video file until two frames agree on the MRZ.",
                                valueName: "source")) var camera: String?
-    @Option(help: "Folder holding mrz.traineddata (default: searched, see README).") var tessdata: String?
+    @Option(help: "Folder holding mrz.traineddata (default: $PASSPORT_TESSDATA, $XDG_DATA_HOME/passport/tessdata, /usr/local/share/passport/tessdata, /usr/share/passport/tessdata, the source tree's Models).") var tessdata: String?
     @Option(help: "Seconds the search may take before an image (or a video frame) is refused (default 1).") var timeBudget: Double?
     @Option(help: "With --camera: seconds of video between two frames read (default 0.2; a camera also skips the frames captured during a read).")
     var sampleInterval: Double?

@@ -29,6 +29,15 @@ final class ScanThroughPCSC {
             #expect(entry.size == bytes.count)
             #expect(entry.sha256.count == 64)
         }
+        // Personal data at rest: the folder 0700, its files 0600 (the test runs with umask 022).
+        #expect(try Self.mode(dump) == 0o700, "dump folder mode")
+        for name in try FileManager.default.contentsOfDirectory(atPath: dump.path) {
+            #expect(try Self.mode(dump.appendingPathComponent(name)) == 0o600, "\(name) mode")
+        }
+    }
+
+    static func mode(_ url: URL) throws -> Int {
+        try #require(FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
     }
 
     @Test(arguments: [true, false])

@@ -22,6 +22,22 @@ import TestSupport
         return url.path
     }
 
+    /// XDG base directories: an empty XDG_CONFIG_HOME means ~/.config, not a folder named
+    /// `passport` under the current directory; a relative one is ignored the same way.
+    @Test(arguments: ["", "relative-config"])
+    func emptyOrRelativeConfigHomeMeansDotConfig(value: String) throws {
+        let userHome = home.appendingPathComponent("home-\(value.isEmpty ? "empty" : "relative")")
+        try FileManager.default.createDirectory(at: userHome, withIntermediateDirectories: true)
+        let csca = Self.fixture("pki/TEST-ONLY-csca-UTO.pem").path
+        let strayFolder = FileManager.default.currentDirectoryPath + "/" + (value.isEmpty ? "passport" : value)
+        #expect(!FileManager.default.fileExists(atPath: strayFolder))
+        let r = try Harness.passport(["trust", "import", csca],
+                                     environment: ["HOME": userHome.path, "XDG_CONFIG_HOME": value, "XDG_CACHE_HOME": value])
+        #expect(r.status == 0, "trust import failed: \(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: userHome.appendingPathComponent(".config/passport/trust/CURRENT").path))
+        #expect(!FileManager.default.fileExists(atPath: strayFolder), "the store went under the current directory")
+    }
+
     /// A copy of the fixture passport whose EF.SOD carries no DSC.
     func dscLessDump() throws -> String {
         let folder = home.appendingPathComponent("dsc-less")

@@ -73,7 +73,7 @@ import Glibc
         let manifest = DumpManifest(toolVersion: "test", createdAt: "2026-11-26T00:00:00Z", reader: "r", accessProtocol: "BAC",
                                     extendedLength: false, apdus: 0, seconds: 0, files: [:])
         try withOpenUmask {
-            try DumpFolder.write(files: [.dg1: [0x61, 0x00]], manifest: manifest, to: dump)
+            try DumpFolder.write(files: [.dataGroup(1): [0x61, 0x00]], manifest: manifest, to: dump)
         }
         #expect(mode(dump) == 0o700)
         let names = try FileManager.default.contentsOfDirectory(atPath: dump.path)
