@@ -75,12 +75,15 @@ public struct DumpFolder: Sendable {
             throw DumpError.destinationExists(destination.path)
         }
         let parent = destination.deletingLastPathComponent()
-        try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        do { try fm.createDirectory(at: parent, withIntermediateDirectories: true) } catch {
+            throw PrivateFiles.WriteError(path: parent.path, error)
+        }
         let temporary = parent.appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString)")
         // Personal data: the folder 0700 and its files 0600, whatever the umask.
-        try fm.createDirectory(at: temporary, withIntermediateDirectories: false)
+        do { try PrivateFiles.createFolder(temporary) } catch let error as PrivateFiles.WriteError {
+            throw PrivateFiles.WriteError(path: parent.path, reason: error.reason)
+        }
         do {
-            try PrivateFiles.createFolder(temporary)
             for (file, bytes) in files {
                 try PrivateFiles.write(bytes, to: temporary.appendingPathComponent(file.fileName))
             }
@@ -88,7 +91,7 @@ public struct DumpFolder: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try PrivateFiles.write(encoder.encode(manifest), to: temporary.appendingPathComponent(manifestName))
-            try fm.moveItem(at: temporary, to: destination)
+            do { try fm.moveItem(at: temporary, to: destination) } catch { throw PrivateFiles.WriteError(path: destination.path, error) }
         } catch {
             try? fm.removeItem(at: temporary)
             throw error

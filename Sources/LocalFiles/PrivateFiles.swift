@@ -11,15 +11,21 @@ public enum PrivateFiles {
         public let path: String
         public let reason: String
         public var description: String { "Cannot write \(path): \(reason)" }
+        public init(path: String, reason: String) { self.path = path; self.reason = reason }
+        /// A Foundation file error, told as the operating system's own words.
+        public init(path: String, _ error: Error) { self.init(path: path, reason: PrivateFiles.reasonText(error)) }
     }
 
     /// Creates `url` (and missing parents, with the usual modes) as a folder only the owner can
-    /// enter; an existing folder is made 0700.
+    /// enter. An existing folder is left as it is: it may be one the person chose to share
+    /// (PASSPORT_OCR_DEBUG=/tmp), and the files written into it are 0600 anyway.
     public static func createFolder(_ url: URL) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue { return }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            throw WriteError(path: url.path, reason: reasonText(error))
+            throw WriteError(path: url.path, error)
         }
         guard chmod(url.path, 0o700) == 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
     }
@@ -62,8 +68,9 @@ public enum PrivateFiles {
 
     private static func reasonText(_ error: Error) -> String {
         let nsError = error as NSError
-        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? Error {
+            let posix = underlying as NSError
+            if posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
         }
         return nsError.localizedDescription
     }

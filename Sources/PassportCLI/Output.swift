@@ -80,6 +80,12 @@ extension OutputFileError: ReportableError {
     public var exitStatus: Int32 { ExitStatus.environment }
 }
 
+/// A dump folder (or another private file) that could not be written: the folder or the disk.
+extension PrivateFiles.WriteError: ReportableError {
+    public var code: String { "output_error" }
+    public var exitStatus: Int32 { ExitStatus.environment }
+}
+
 /// How an error maps to an exit code, and a stable code name for --json.
 public func classify(_ error: Error) -> (exit: ExitCode, code: String) {
     guard let error = error as? ReportableError else { return (Exit.invalidDocument, "error") }

@@ -95,10 +95,12 @@ public enum ProofExport {
         return lines.joined(separator: "\n")
     }
 
+    /// The export folder, new or given, is narrowed to 0700: it holds nothing but personal data.
     static func makePrivateFolder(_ url: URL) throws {
         do { try PrivateFiles.createFolder(url) } catch let error as PrivateFiles.WriteError {
             throw Problem.cannotWrite(path: error.path, why: error.reason)
         }
+        guard chmod(url.path, 0o700) == 0 else { throw Problem.cannotWrite(path: url.path, why: String(cString: strerror(errno))) }
     }
 
     static func writePrivate(_ data: Data, to url: URL) throws {

@@ -66,6 +66,14 @@ import Glibc
         }
     }
 
+    @Test func anExistingSharedFolderKeepsItsMode() throws {
+        let root = try scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        chmod(root.path, 0o1777)
+        try PrivateFiles.createFolder(root)
+        #expect(mode(root) == 0o777, "a folder the person chose is not narrowed")
+    }
+
     @Test func aDumpFolderIsPrivate() throws {
         let root = try scratch()
         defer { try? FileManager.default.removeItem(at: root) }

@@ -1,7 +1,7 @@
 #ifndef PASSPORT_LIBRARY_LOADER_H
 #define PASSPORT_LIBRARY_LOADER_H
 // Opening a large optional C library at run time (dlopen) instead of linking it, so that only the
-// command that uses it pays for loading it (docs/ARCHITECTURE.md, "Optional stacks").
+// command that uses it pays for loading it (docs/ARCHITECTURE.md, "What a command loads").
 #include <stddef.h>
 
 /// Opens each of `sonames` in order (RTLD_NOW | RTLD_GLOBAL, dependencies first) into `handles`.
