@@ -140,21 +140,14 @@ public final class KeyStore: @unchecked Sendable {
         return key
     }
 
-    /// Writes with mode 0600 in a 0700 folder, atomically (temporary file, then rename).
+    /// Writes with mode 0600 in a 0700 folder, atomically and durably (PrivateFiles.replace).
     private func writePrivateFile(_ bytes: [UInt8], to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else { throw CredentialError.keyStore("cannot write \(temporary.path): \(String(cString: strerror(errno)))") }
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        guard written == bytes.count, rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw CredentialError.keyStore("cannot write \(url.path)")
+        do {
+            try PrivateFiles.createFolder(url.deletingLastPathComponent())
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+            try PrivateFiles.replace(url, with: bytes)
+        } catch let error as PrivateFiles.WriteError {
+            throw CredentialError.keyStore(error.description)
         }
     }
 

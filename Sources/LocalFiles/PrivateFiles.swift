@@ -32,6 +32,10 @@ public enum PrivateFiles {
 
     /// Writes `bytes` to `url` readable by the owner only (mode 0600, also when the file existed).
     public static func write(_ bytes: some Collection<UInt8>, to url: URL) throws {
+        try write(bytes, to: url, durably: false)
+    }
+
+    private static func write(_ bytes: some Collection<UInt8>, to url: URL, durably: Bool) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
@@ -44,14 +48,15 @@ public enum PrivateFiles {
             guard result > 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
             written += result
         }
+        if durably { guard fsync(descriptor) == 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) } }
     }
 
-    /// Writes `bytes` to a private temporary file beside `url`, then renames it over `url`: a
-    /// reader sees the old file or the new one, never half of one.
+    /// Writes `bytes` to a private temporary file beside `url`, flushed to disk, then renames it
+    /// over `url`: a reader (or a crash) sees the old file or the new one, never half of one.
     public static func replace(_ url: URL, with bytes: some Collection<UInt8>) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
         do {
-            try write(bytes, to: temporary)
+            try write(bytes, to: temporary, durably: true)
             guard rename(temporary.path, url.path) == 0 else { throw WriteError(path: url.path, reason: String(cString: strerror(errno))) }
         } catch {
             unlink(temporary.path)
