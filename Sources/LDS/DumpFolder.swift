@@ -16,27 +16,18 @@ public struct DumpFolder: Sendable {
     /// Reads every recognised file of the folder. A single EF.SOD file (tag 77) is accepted too,
     /// as a dump that holds only the SOD.
     public init(reading url: URL) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw DumpError.notAFolder(url.path)
-        }
-        if !isDirectory.boolValue {
-            let bytes = [UInt8](try Data(contentsOf: url))
-            guard bytes.first == 0x77 else { throw DumpError.notAFolder(url.path) }
-            self.url = url
-            self.files = [.sod: bytes]
-            self.manifest = nil
-            self.evidence = nil
+        guard let kind = DumpFileReader.kind(url) else { throw DumpError.notAFolder(url.path) }
+        if kind != "a folder" {
+            self = try DumpFolder(sodFile: url, bytes: DumpFileReader.read(url))
             return
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        let names = try DumpFileReader.names(in: url)
         let byLowercase = Dictionary(names.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         var files: [LDSFile: [UInt8]] = [:]
         for file in LDSFile.all {
             for candidate in [file.fileName] + file.alternativeFileNames {
                 if let actual = byLowercase[candidate.lowercased()] {
-                    let data = try Data(contentsOf: url.appendingPathComponent(actual))
-                    files[file] = [UInt8](data)
+                    files[file] = try DumpFileReader.read(url.appendingPathComponent(actual), inside: url)
                     break
                 }
             }
@@ -45,7 +36,7 @@ public struct DumpFolder: Sendable {
         self.url = url
         self.files = files
         if let name = byLowercase[DumpFolder.manifestName] {
-            let data = try Data(contentsOf: url.appendingPathComponent(name))
+            let data = Data(try DumpFileReader.read(url.appendingPathComponent(name), inside: url))
             do {
                 manifest = try JSONDecoder().decode(DumpManifest.self, from: data)
             } catch {
@@ -54,7 +45,13 @@ public struct DumpFolder: Sendable {
         } else {
             manifest = nil
         }
-        evidence = try byLowercase[ChipEvidence.fileName].map { [UInt8](try Data(contentsOf: url.appendingPathComponent($0))) }
+        evidence = try byLowercase[ChipEvidence.fileName].map { try DumpFileReader.read(url.appendingPathComponent($0), inside: url) }
+    }
+
+    /// A single EF.SOD file (tag 77) as a dump that holds only the SOD.
+    init(sodFile url: URL, bytes: [UInt8]) throws {
+        guard bytes.first == 0x77 else { throw DumpError.notAFolder(url.path) }
+        self.init(url: url, files: [.sod: bytes], manifest: nil)
     }
 
     /// A dump in memory (e.g. a modified copy for mutation tests).

@@ -15,8 +15,8 @@ public enum NFCPassportReaderExport {
     /// Whether the file at `url` is such an export: a JSON object with an "SOD" entry (what a
     /// folder search takes as a dump; other JSON files are left alone).
     public static func isExport(at url: URL) -> Bool {
-        guard let data = FileManager.default.contents(atPath: url.path), isCandidate([UInt8](data.prefix(64))),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+        guard let bytes = try? DumpFileReader.read(url), isCandidate(Array(bytes.prefix(64))),
+              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return false }
         return object["SOD"] is String
     }
 
@@ -66,10 +66,11 @@ public enum NFCPassportReaderExport {
 /// NFCPassportReader JSON export.
 public enum DumpSource {
     public static func read(_ url: URL) throws -> DumpFolder {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-           let data = FileManager.default.contents(atPath: url.path), NFCPassportReaderExport.isCandidate([UInt8](data.prefix(64))) {
-            return try NFCPassportReaderExport.dump([UInt8](data), url: url)
+        // Anything but a folder is read as one file (refused first unless it is a regular one).
+        if let kind = DumpFileReader.kind(url), kind != "a folder" {
+            let bytes = try DumpFileReader.read(url)
+            if NFCPassportReaderExport.isCandidate(Array(bytes.prefix(64))) { return try NFCPassportReaderExport.dump(bytes, url: url) }
+            return try DumpFolder(sodFile: url, bytes: bytes)
         }
         return try DumpFolder(reading: url)
     }

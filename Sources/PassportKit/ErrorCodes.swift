@@ -86,6 +86,12 @@ extension DumpError: ReportableError {
     public var exitStatus: Int32 { ExitStatus.environment }
 }
 
+/// A hostile or unreadable file in a dump: the dump is unusable as given.
+extension DumpFileError: ReportableError {
+    public var code: String { "dump_file_refused" }
+    public var exitStatus: Int32 { ExitStatus.invalid }
+}
+
 extension PassiveAuthenticationError: ReportableError {
     public var code: String { "trust_store_error" }
     public var exitStatus: Int32 { ExitStatus.environment }

@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A dump file that is refused before it is read, or cannot be read.
+public enum DumpFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A named pipe, socket, device or folder where a file was expected.
+    case notARegularFile(path: String, kind: String)
+    /// A symbolic link in a dump folder that leads out of it.
+    case linkLeavesFolder(path: String, target: String)
+    /// The operating system refused to list or read it.
+    case unreadable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notARegularFile(let path, let kind):
+            return "\(path) is \(kind), not a file: a dump holds regular files only. Nothing was read from it."
+        case .linkLeavesFolder(let path, let target):
+            return "\(path) is a symbolic link to \(target), outside the dump folder: refused. Copy the file into the folder if it belongs to the dump."
+        case .unreadable(let path, let reason):
+            return "Cannot read \(path): \(reason)."
+        }
+    }
+}
+
+/// Opens the files of a dump (a folder, an EF.SOD file, an NFCPassportReader export) as regular
+/// files only, checked before a byte is read: a named pipe would block the reader forever and a
+/// device such as /dev/zero never ends. Symbolic links inside a dump folder are followed when
+/// they stay inside it (a folder of links, as `cp -rs` makes) and refused when they lead out.
+public enum DumpFileReader {
+    /// The bytes of `url`. `folder`: the dump folder `url` must stay inside (nil for a file the
+    /// user named directly, whose links are the user's own choice).
+    public static func read(_ url: URL, inside folder: URL? = nil) throws -> [UInt8] {
+        let path = try resolve(url, inside: folder)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+        // Checked again on the open file: the path may have been swapped since it was looked at.
+        try requireRegular(status, url.path)
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var count = 0
+        while count < bytes.count {
+            let result = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if result < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard result >= 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+            if result == 0 { break }  // the file shrank while being read: what is there is what it holds
+            count += result
+        }
+        return Array(bytes.prefix(count))
+    }
+
+    /// The names in a dump folder.
+    public static func names(in folder: URL) throws -> [String] {
+        do { return try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
+            throw DumpFileError.unreadable(path: folder.path, reason: reason(error))
+        }
+    }
+
+    /// What `url` is: "a regular file", "a folder", "a named pipe", … (following links), or nil
+    /// when it does not exist.
+    public static func kind(_ url: URL) -> String? {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { return nil }
+        return describe(status.st_mode)
+    }
+
+    /// The path to open: `url` itself, or where its link leads when that stays inside `folder`.
+    static func resolve(_ url: URL, inside folder: URL?) throws -> String {
+        var status = stat()
+        guard lstat(url.path, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+        var path = url.path
+        if status.st_mode & S_IFMT == S_IFLNK {
+            guard let target = realpath(url.path, nil) else {
+                throw DumpFileError.unreadable(path: url.path, reason: "its symbolic link leads nowhere (\(String(cString: strerror(errno))))")
+            }
+            path = String(cString: target)
+            free(target)
+            if let folder {
+                let inside = (folder.resolvingSymlinksInPath().path as NSString).standardizingPath + "/"
+                guard path.hasPrefix(inside) else { throw DumpFileError.linkLeavesFolder(path: url.path, target: path) }
+            }
+            guard stat(path, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+        }
+        try requireRegular(status, url.path)
+        return path
+    }
+
+    static func requireRegular(_ status: stat, _ path: String) throws {
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw DumpFileError.notARegularFile(path: path, kind: describe(status.st_mode))
+        }
+    }
+
+    static func describe(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a named pipe"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFLNK: return "a symbolic link"
+        default: return "a special file"
+        }
+    }
+
+    static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? Error {
+            let posix = underlying as NSError
+            if posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
+        }
+        return nsError.localizedDescription
+    }
+}
