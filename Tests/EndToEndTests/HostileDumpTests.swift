@@ -61,6 +61,34 @@ import Glibc
         }
     }
 
+    /// The error paths of the commands that read or write files a person names: each ends in one
+    /// of our messages, never in Foundation's or the OS's raw error text.
+    @Test func errorPathsSpeakOurLanguage() throws {
+        defer { try? FileManager.default.removeItem(at: work) }
+        let fifo = work.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let missing = work.appendingPathComponent("missing").path
+        let unwritable = "/proc/no-such-folder/out"
+        let fixture = TestPaths.fixtures.appendingPathComponent("passport").path
+        let environment = ["XDG_CONFIG_HOME": work.appendingPathComponent("config").path,
+                           "XDG_CACHE_HOME": work.appendingPathComponent("cache").path]
+        let runs: [[String]] = [
+            ["trust", "import", missing], ["trust", "import", fifo.path], ["trust", "import", work.path],
+            ["verify", missing, "--csca", Self.csca], ["show", fifo.path], ["convert", fixture, unwritable],
+            ["photo", fixture, "--out", unwritable], ["convert", missing, work.appendingPathComponent("c").path],
+            ["prove", fixture, "--csca", Self.csca, "--export", unwritable, "--current-date", "2026-11-24T12:00:00Z"],
+        ]
+        for arguments in runs {
+            let r = try Harness.passport(arguments, environment: environment, timeout: 30)
+            let what = "passport \(arguments.joined(separator: " "))"
+            #expect(r.status == 1 || r.status == 2, "\(what): exit \(r.status)")
+            #expect(r.stderr.hasPrefix("error: ") || r.stderr.contains("\nerror: "), "\(what): \(r.stderr)")
+            for raw in ["Error Domain=", "NSCocoaErrorDomain", "NSPOSIXErrorDomain", "UserInfo="] {
+                #expect(!r.stderr.contains(raw), "\(what): \(r.stderr)")
+            }
+        }
+    }
+
     @Test func aLinkInsideTheFolderIsFollowed() throws {
         defer { try? FileManager.default.removeItem(at: work) }
         let folder = try dump("inside") { link in

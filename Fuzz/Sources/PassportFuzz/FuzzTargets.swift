@@ -13,7 +13,7 @@ import Proving
 /// Each must either succeed or throw: a crash, a hang or a sanitizer report is a bug.
 enum Target: String, CaseIterable {
     case tlv, com, dg1, dg2, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu, zkcert, uniffi
-    case ldif, nfcjson, oid4vp, dcql, vptoken
+    case ldif, nfcjson, oid4vp, dcql, vptoken, dumpfolder
 }
 
 let target: Target = {
@@ -90,6 +90,7 @@ func run(_ bytes: [UInt8]) {
             _ = PassiveAuthentication.verify(files: dump.files, trust: TrustStore())
             if let evidence = dump.evidence { _ = try? ChipEvidence(json: evidence) }
         }
+    case .dumpfolder: DumpFolderFuzz.run(bytes)
     case .uniffi:
         // What a prover library hands back: a Vec<u8> and an error buffer.
         _ = try? UniFFICodec.readVecU8(bytes)
