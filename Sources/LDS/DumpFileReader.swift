@@ -1,3 +1,4 @@
+import LocalFiles
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -55,16 +56,15 @@ public enum DumpFileReader {
     /// The names in a dump folder.
     public static func names(in folder: URL) throws -> [String] {
         do { return try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
-            throw DumpFileError.unreadable(path: folder.path, reason: reason(error))
+            throw DumpFileError.unreadable(path: folder.path, reason: PrivateFiles.reasonText(error))
         }
     }
 
-    /// What `url` is: "a regular file", "a folder", "a named pipe", … (following links), or nil
-    /// when it does not exist.
-    public static func kind(_ url: URL) -> String? {
+    /// Whether `url` is a folder (following links); nil when it does not exist.
+    public static func isFolder(_ url: URL) -> Bool? {
         var status = stat()
         guard stat(url.path, &status) == 0 else { return nil }
-        return describe(status.st_mode)
+        return status.st_mode & S_IFMT == S_IFDIR
     }
 
     /// The path to open: `url` itself, or where its link leads when that stays inside `folder`.
@@ -105,14 +105,5 @@ public enum DumpFileReader {
         case S_IFLNK: return "a symbolic link"
         default: return "a special file"
         }
-    }
-
-    static func reason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? Error {
-            let posix = underlying as NSError
-            if posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
-        }
-        return nsError.localizedDescription
     }
 }

@@ -16,8 +16,8 @@ public struct DumpFolder: Sendable {
     /// Reads every recognised file of the folder. A single EF.SOD file (tag 77) is accepted too,
     /// as a dump that holds only the SOD.
     public init(reading url: URL) throws {
-        guard let kind = DumpFileReader.kind(url) else { throw DumpError.notAFolder(url.path) }
-        if kind != "a folder" {
+        guard let isFolder = DumpFileReader.isFolder(url) else { throw DumpError.notAFolder(url.path) }
+        if !isFolder {
             self = try DumpFolder(sodFile: url, bytes: DumpFileReader.read(url))
             return
         }

@@ -67,7 +67,7 @@ public enum NFCPassportReaderExport {
 public enum DumpSource {
     public static func read(_ url: URL) throws -> DumpFolder {
         // Anything but a folder is read as one file (refused first unless it is a regular one).
-        if let kind = DumpFileReader.kind(url), kind != "a folder" {
+        if DumpFileReader.isFolder(url) == false {
             let bytes = try DumpFileReader.read(url)
             if NFCPassportReaderExport.isCandidate(Array(bytes.prefix(64))) { return try NFCPassportReaderExport.dump(bytes, url: url) }
             return try DumpFolder(sodFile: url, bytes: bytes)

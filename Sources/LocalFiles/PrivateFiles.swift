@@ -71,7 +71,9 @@ public enum PrivateFiles {
         return status.st_mode & 0o044 != 0
     }
 
-    private static func reasonText(_ error: Error) -> String {
+    /// A Foundation file error in the operating system's own words ("Permission denied"), not as
+    /// Foundation's domain, code and user-info dump.
+    public static func reasonText(_ error: Error) -> String {
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? Error {
             let posix = underlying as NSError
