@@ -12,6 +12,8 @@ public enum DumpFileError: Error, Equatable, Sendable, CustomStringConvertible {
     case linkLeavesFolder(path: String, target: String)
     /// The operating system refused to list or read it.
     case unreadable(path: String, reason: String)
+    /// Larger than any such file may be (`FileSizeLimits`).
+    case tooLarge(path: String, size: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -21,6 +23,8 @@ public enum DumpFileError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(path) is a symbolic link to \(target), outside the dump folder: refused. Copy the file into the folder if it belongs to the dump."
         case .unreadable(let path, let reason):
             return "Cannot read \(path): \(reason)."
+        case .tooLarge(let path, let size, let limit):
+            return "\(path) is \(size) bytes, more than the \(FileSizeLimits.describe(limit)) such a file may hold: refused unread."
         }
     }
 }
@@ -30,9 +34,10 @@ public enum DumpFileError: Error, Equatable, Sendable, CustomStringConvertible {
 /// device such as /dev/zero never ends. Symbolic links inside a dump folder are followed when
 /// they stay inside it (a folder of links, as `cp -rs` makes) and refused when they lead out.
 public enum DumpFileReader {
-    /// The bytes of `url`. `folder`: the dump folder `url` must stay inside (nil for a file the
-    /// user named directly, whose links are the user's own choice).
-    public static func read(_ url: URL, inside folder: URL? = nil) throws -> [UInt8] {
+    /// The bytes of `url`, refused unread when larger than `limit` (`FileSizeLimits`). `folder`:
+    /// the dump folder `url` must stay inside (nil for a file the user named directly, whose
+    /// links are the user's own choice).
+    public static func read(_ url: URL, limit: Int, inside folder: URL? = nil) throws -> [UInt8] {
         let path = try resolve(url, inside: folder)
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
@@ -41,6 +46,7 @@ public enum DumpFileReader {
         guard fstat(descriptor, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
         // Checked again on the open file: the path may have been swapped since it was looked at.
         try requireRegular(status, url.path)
+        guard Int(status.st_size) <= limit else { throw DumpFileError.tooLarge(path: url.path, size: Int(status.st_size), limit: limit) }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         var count = 0
         while count < bytes.count {

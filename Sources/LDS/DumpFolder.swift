@@ -18,7 +18,7 @@ public struct DumpFolder: Sendable {
     public init(reading url: URL) throws {
         guard let isFolder = DumpFileReader.isFolder(url) else { throw DumpError.notAFolder(url.path) }
         if !isFolder {
-            self = try DumpFolder(sodFile: url, bytes: DumpFileReader.read(url))
+            self = try DumpFolder(sodFile: url, bytes: DumpFileReader.read(url, limit: FileSizeLimits.limit(for: .sod)))
             return
         }
         let names = try DumpFileReader.names(in: url)
@@ -27,7 +27,7 @@ public struct DumpFolder: Sendable {
         for file in LDSFile.all {
             for candidate in [file.fileName] + file.alternativeFileNames {
                 if let actual = byLowercase[candidate.lowercased()] {
-                    files[file] = try DumpFileReader.read(url.appendingPathComponent(actual), inside: url)
+                    files[file] = try DumpFileReader.read(url.appendingPathComponent(actual), limit: FileSizeLimits.limit(for: file), inside: url)
                     break
                 }
             }
@@ -36,7 +36,7 @@ public struct DumpFolder: Sendable {
         self.url = url
         self.files = files
         if let name = byLowercase[DumpFolder.manifestName] {
-            let data = Data(try DumpFileReader.read(url.appendingPathComponent(name), inside: url))
+            let data = Data(try DumpFileReader.read(url.appendingPathComponent(name), limit: FileSizeLimits.recordFile, inside: url))
             do {
                 manifest = try JSONDecoder().decode(DumpManifest.self, from: data)
             } catch {
@@ -45,7 +45,9 @@ public struct DumpFolder: Sendable {
         } else {
             manifest = nil
         }
-        evidence = try byLowercase[ChipEvidence.fileName].map { try DumpFileReader.read(url.appendingPathComponent($0), inside: url) }
+        evidence = try byLowercase[ChipEvidence.fileName].map {
+            try DumpFileReader.read(url.appendingPathComponent($0), limit: FileSizeLimits.recordFile, inside: url)
+        }
     }
 
     /// A single EF.SOD file (tag 77) as a dump that holds only the SOD.

@@ -15,7 +15,7 @@ public enum NFCPassportReaderExport {
     /// Whether the file at `url` is such an export: a JSON object with an "SOD" entry (what a
     /// folder search takes as a dump; other JSON files are left alone).
     public static func isExport(at url: URL) -> Bool {
-        guard let bytes = try? DumpFileReader.read(url), isCandidate(Array(bytes.prefix(64))),
+        guard let bytes = try? DumpFileReader.read(url, limit: FileSizeLimits.export), isCandidate(Array(bytes.prefix(64))),
               let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return false }
         return object["SOD"] is String
     }
@@ -68,8 +68,10 @@ public enum DumpSource {
     public static func read(_ url: URL) throws -> DumpFolder {
         // Anything but a folder is read as one file (refused first unless it is a regular one).
         if DumpFileReader.isFolder(url) == false {
-            let bytes = try DumpFileReader.read(url)
+            let bytes = try DumpFileReader.read(url, limit: FileSizeLimits.export)
             if NFCPassportReaderExport.isCandidate(Array(bytes.prefix(64))) { return try NFCPassportReaderExport.dump(bytes, url: url) }
+            let sodLimit = FileSizeLimits.limit(for: .sod)
+            guard bytes.count <= sodLimit else { throw DumpFileError.tooLarge(path: url.path, size: bytes.count, limit: sodLimit) }
             return try DumpFolder(sodFile: url, bytes: bytes)
         }
         return try DumpFolder(reading: url)

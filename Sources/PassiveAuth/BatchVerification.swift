@@ -72,27 +72,24 @@ public final class BatchVerifier: @unchecked Sendable {
 }
 
 /// Finds dumps under a folder: every folder holding an EF.SOD (any naming style; not searched
-/// further) and every NFCPassportReader JSON export. Sorted by path.
+/// further) and every NFCPassportReader JSON export. Sorted by path. Symbolic links to folders
+/// are not followed (as `find` does not): a link back up the tree would never end.
 public enum DumpDiscovery {
     static let sodNames: Set<String> = Set(([LDSFile.sod.fileName] + LDSFile.sod.alternativeFileNames).map { $0.lowercased() })
 
     public static func dumps(under folder: URL) throws -> [String] {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DumpError.notAFolder(folder.path)
-        }
+        guard DumpFileReader.isFolder(folder) == true else { throw DumpError.notAFolder(folder.path) }
         var found: [String] = []
         var pending = [folder]
         while let current = pending.popLast() {
-            let names = try fm.contentsOfDirectory(atPath: current.path).filter { !$0.hasPrefix(".") }.sorted()
+            let names = try DumpFileReader.names(in: current).filter { !$0.hasPrefix(".") }.sorted()
             if names.contains(where: { sodNames.contains($0.lowercased()) }) {
                 found.append(current.path)
                 continue
             }
             for name in names {
                 let url = current.appendingPathComponent(name)
-                if fm.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                if isRealFolder(url) {
                     pending.append(url)
                 } else if name.lowercased().hasSuffix(".json"), NFCPassportReaderExport.isExport(at: url) {
                     found.append(url.path)
@@ -100,5 +97,10 @@ public enum DumpDiscovery {
             }
         }
         return found.sorted()
+    }
+
+    static func isRealFolder(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 }

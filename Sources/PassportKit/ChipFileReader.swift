@@ -108,6 +108,7 @@ final class ChipFileReader {
         var data = start
         partial = data
         var total = try Self.objectLength(data) ?? Int.max
+        try Self.requireWithinLimit(file, total == Int.max ? data.count : total)
         progress(data.count, total == Int.max ? 0 : total)
         while data.count < total {
             // Beyond offset 32767 the answer wraps the data in DO'53', which counts against Le.
@@ -128,14 +129,23 @@ final class ChipFileReader {
             data += response.data
             if total == Int.max, let length = try Self.objectLength(data) {
                 total = length
+                try Self.requireWithinLimit(file, total)
                 // An indefinite length ends inside the last chunk; what follows is the file's padding.
                 if data.count > total { data.removeLast(data.count - total) }
             }
             partial = data
+            if total == Int.max { try Self.requireWithinLimit(file, data.count) }
             progress(data.count, total == Int.max ? 0 : total)
         }
         guard data.count == total else { throw ReadError.tooMuchData(file: file, requested: total, got: data.count) }
         return data
+    }
+
+    /// A chip announcing (or sending, for an indefinite length) more than the file may hold is
+    /// refused before the rest is read: the same bound as for a dump (`FileSizeLimits`).
+    static func requireWithinLimit(_ file: LDSFile, _ length: Int) throws {
+        let limit = FileSizeLimits.limit(for: file)
+        guard length <= limit else { throw ReadError.tooLarge(file: file, announced: length, limit: limit) }
     }
 
     /// The file's length once known: from its header, or at the end-of-contents of an indefinite one.
@@ -209,6 +219,7 @@ public enum ReadError: Error, Equatable, Sendable, CustomStringConvertible {
     case chipError(file: LDSFile, status: StatusWord)
     case shortFile(file: LDSFile, expected: Int, got: Int)
     case tooMuchData(file: LDSFile, requested: Int, got: Int)
+    case tooLarge(file: LDSFile, announced: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -218,6 +229,8 @@ public enum ReadError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The chip stopped sending \(file) after \(got) of \(expected) bytes."
         case .tooMuchData(let file, let requested, let got):
             return "The chip sent \(got) bytes of \(file) where \(requested) were expected."
+        case .tooLarge(let file, let announced, let limit):
+            return "The chip announced \(file) of \(announced) bytes, more than the \(FileSizeLimits.describe(limit)) such a file may hold: not read, nothing saved."
         }
     }
 }

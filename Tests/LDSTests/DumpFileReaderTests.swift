@@ -18,10 +18,10 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: root) }
         let fifo = root.appendingPathComponent("DG1.bin")
         #expect(mkfifo(fifo.path, 0o600) == 0)
-        #expect(throws: DumpFileError.notARegularFile(path: fifo.path, kind: "a named pipe")) { try DumpFileReader.read(fifo, inside: root) }
-        #expect(throws: DumpFileError.notARegularFile(path: root.path, kind: "a folder")) { try DumpFileReader.read(root) }
+        #expect(throws: DumpFileError.notARegularFile(path: fifo.path, kind: "a named pipe")) { try DumpFileReader.read(fifo, limit: 1 << 20, inside: root) }
+        #expect(throws: DumpFileError.notARegularFile(path: root.path, kind: "a folder")) { try DumpFileReader.read(root, limit: 1 << 20) }
         #expect(throws: DumpFileError.notARegularFile(path: "/dev/null", kind: "a character device")) {
-            try DumpFileReader.read(URL(fileURLWithPath: "/dev/null"))
+            try DumpFileReader.read(URL(fileURLWithPath: "/dev/null"), limit: 1 << 20)
         }
     }
 
@@ -32,7 +32,7 @@ import Glibc
         try Data([1, 2, 3]).write(to: real)
         let inside = root.appendingPathComponent("inside")
         try FileManager.default.createSymbolicLink(atPath: inside.path, withDestinationPath: "real")
-        #expect(try DumpFileReader.read(inside, inside: root) == [1, 2, 3])
+        #expect(try DumpFileReader.read(inside, limit: 1 << 20, inside: root) == [1, 2, 3])
         let elsewhere = try folder()
         defer { try? FileManager.default.removeItem(at: elsewhere) }
         let target = elsewhere.resolvingSymlinksInPath().appendingPathComponent("secret")
@@ -40,9 +40,56 @@ import Glibc
         let outside = root.appendingPathComponent("outside")
         try FileManager.default.createSymbolicLink(atPath: outside.path, withDestinationPath: target.path)
         #expect(throws: DumpFileError.linkLeavesFolder(path: outside.path, target: target.path)) {
-            try DumpFileReader.read(outside, inside: root)
+            try DumpFileReader.read(outside, limit: 1 << 20, inside: root)
         }
         // A file the user names directly may be a link: it is the user's own choice.
-        #expect(try DumpFileReader.read(outside) == [9])
+        #expect(try DumpFileReader.read(outside, limit: 1 << 20) == [9])
+    }
+
+    /// A file larger than its bound is refused from its size, before a byte is read (a sparse
+    /// file: the test does not write the bytes either).
+    @Test func sizesAreBoundedBeforeReading() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("DG2.bin")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data([0x75])))
+        #expect(truncate(file.path, 300_000_000) == 0)
+        #expect(throws: DumpFileError.tooLarge(path: file.path, size: 300_000_000, limit: 1 << 20)) {
+            try DumpFolder(reading: root)
+        }
+        #expect(truncate(file.path, 10) == 0)
+        #expect(try DumpFileReader.read(file, limit: 10).count == 10)
+        #expect(throws: DumpFileError.tooLarge(path: file.path, size: 10, limit: 9)) { try DumpFileReader.read(file, limit: 9) }
+        let message = DumpFileError.tooLarge(path: "DG2.bin", size: 300_000_000, limit: 1 << 20).description
+        #expect(message.contains("1 MiB") && message.contains("300000000 bytes"))
+    }
+
+    /// The structured files have the smaller bound; an EF.SOD given alone, or any file given
+    /// alone that is not a JSON export, is held to EF.SOD's.
+    @Test func structuredFilesHaveTheSmallerBound() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dg1 = root.appendingPathComponent("DG1.bin")
+        #expect(FileManager.default.createFile(atPath: dg1.path, contents: Data([0x61])))
+        #expect(truncate(dg1.path, off_t(FileSizeLimits.structuredFile + 1)) == 0)
+        #expect(throws: DumpFileError.tooLarge(path: dg1.path, size: FileSizeLimits.structuredFile + 1, limit: 64 << 10)) {
+            try DumpFolder(reading: root)
+        }
+        let sod = root.appendingPathComponent("big.sod")
+        #expect(FileManager.default.createFile(atPath: sod.path, contents: Data([0x77])))
+        #expect(truncate(sod.path, 1 << 20) == 0)
+        #expect(throws: DumpFileError.tooLarge(path: sod.path, size: 1 << 20, limit: 64 << 10)) { try DumpSource.read(sod) }
+        #expect(truncate(sod.path, off_t(FileSizeLimits.export + 1)) == 0)
+        #expect(throws: DumpFileError.tooLarge(path: sod.path, size: FileSizeLimits.export + 1, limit: FileSizeLimits.export)) {
+            try DumpSource.read(sod)
+        }
+    }
+
+    /// The bounds add up as documented: eleven 1 MiB groups, nine 64 KiB files, two records.
+    @Test func theDumpBoundIsTheSumOfItsFiles() {
+        #expect(FileSizeLimits.dumpFolder == 11 * (1 << 20) + 9 * (64 << 10) + 2 * (256 << 10))
+        #expect(FileSizeLimits.export > (FileSizeLimits.dumpFolder - 2 * FileSizeLimits.recordFile) * 4 / 3)
+        #expect(FileSizeLimits.describe(1 << 20) == "1 MiB" && FileSizeLimits.describe(64 << 10) == "64 KiB")
+        #expect(FileSizeLimits.describe(FileSizeLimits.export) == "15.6 MiB" && FileSizeLimits.describe(100) == "100 bytes")
     }
 }

@@ -63,6 +63,21 @@ import TestSupport
         try card.assertComplete()
     }
 
+    /// A chip announcing a DG2 larger than any DG2 may be (a hostile or broken chip) is refused
+    /// after the first answer: nothing more is read, and the message gives the bound.
+    @Test func anAnnouncedLengthBeyondTheFileLimitIsRefused() throws {
+        let announced = FileSizeLimits.limit(for: .dataGroup(2)) + 1
+        let header: [UInt8] = [0x75, 0x83, UInt8(announced >> 16), UInt8((announced >> 8) & 0xFF), UInt8(announced & 0xFF)]
+        let (reader, card) = reader([
+            .prefix([0x00, 0xB0, 0x80 | LDSFile.dataGroup(2).shortFID, 0x00], header + [UInt8](repeating: 0, count: 218) + hex("9000")),
+        ])
+        #expect(throws: ReadError.tooLarge(file: .dataGroup(2), announced: announced + 5, limit: 1 << 20)) { try read(reader, .dataGroup(2)) }
+        try card.assertComplete()
+        // At the bound itself the file is read (the first answer holds its start).
+        let small = FileSizeLimits.limit(for: .com)
+        #expect(throws: Never.self) { try ChipFileReader.requireWithinLimit(.com, small) }
+    }
+
     /// Only 6300 and 6982 on MUTUAL AUTHENTICATE mean a wrong access key; any other status is
     /// named as what it is, not blamed on the MRZ.
     @Test func aMutualAuthenticateFaultIsNotAWrongKey() throws {
