@@ -1,5 +1,6 @@
 import Foundation
 import LDS
+import LocalFiles
 
 /// The outcome of one dump of a batch.
 public struct BatchOutcome: Sendable {
@@ -21,7 +22,7 @@ public struct BatchOutcome: Sendable {
     public var failureMessage: String {
         switch result {
         case .verified(let report): return report.failures.first ?? "verification did not pass"
-        case .unreadable(let error): return String(describing: error)
+        case .unreadable(let error): return SystemErrorText.describe(error) ?? String(describing: error)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LDS
 import Synchronization
+import LocalFiles
 
 /// A trust store on disk with an index, so that a verification reads and parses only the
 /// certificates it needs and never re-checks a master list signature checked on import.
@@ -259,7 +260,7 @@ extension TrustDirectory {
 
     static func wrap<T>(_ url: URL, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as TrustStoreError { throw error } catch {
-            throw TrustStoreError.io(url.path, error.localizedDescription)
+            throw TrustStoreError.io(url.path, PrivateFiles.reasonText(error))
         }
     }
 }

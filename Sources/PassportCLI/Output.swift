@@ -88,14 +88,23 @@ extension PrivateFiles.WriteError: ReportableError {
 
 /// How an error maps to an exit code, and a stable code name for --json.
 public func classify(_ error: Error) -> (exit: ExitCode, code: String) {
-    guard let error = error as? ReportableError else { return (Exit.invalidDocument, "error") }
+    guard let error = error as? ReportableError else {
+        // Foundation's or the OS's own error that no step wrapped: the machine, not the document.
+        if SystemErrorText.describe(error) != nil { return (Exit.environment, "system_error") }
+        return (Exit.invalidDocument, "error")
+    }
     return (ExitCode(error.exitStatus), error.code)
+}
+
+/// What to print for `error`: our errors as written, Foundation's and the OS's in plain words.
+public func userMessage(_ error: Error) -> String {
+    SystemErrorText.describe(error) ?? String(describing: error)
 }
 
 /// Reports `error` (stderr, plus a JSON object on stdout with --json) and returns the exit code.
 public func fail(_ error: Error, json: Bool) -> ExitCode {
     let (exit, code) = classify(error)
-    let message = String(describing: error)
+    let message = userMessage(error)
     printError("error: \(message)")
     if json { printJSON(ErrorReport(code: code, message: message)) }
     return exit

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocalFiles
 import Foundation
 import PassiveAuth
 import PassportCLI
@@ -145,7 +146,7 @@ struct TrustExportCommand: ParsableCommand {
             }
             let bytes = try directory.exportLDIF()
             do { try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
-                throw OutputFileError(path: output, reason: error.localizedDescription)
+                throw OutputFileError(path: output, reason: PrivateFiles.reasonText(error))
             }
             printError("wrote \(output) (\(bytes.count) bytes)")
         } catch {

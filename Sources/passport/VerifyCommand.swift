@@ -1,4 +1,5 @@
 import ArgumentParser
+import LocalFiles
 import PassportCLI
 import PassiveAuth
 import Foundation
@@ -82,7 +83,7 @@ struct VerifyCommand: ParsableCommand {
                 case .verified(let report): line = try ReportEncoding.line(VerifyReport(dump: outcome.path, trust: trust, report: report))
                 case .unreadable(let error):
                     let (_, code) = classify(error)
-                    line = try ReportEncoding.line(VerifyLineError(dump: outcome.path, code: code, message: String(describing: error)))
+                    line = try ReportEncoding.line(VerifyLineError(dump: outcome.path, code: code, message: userMessage(error)))
                 }
                 FileHandle.standardOutput.write(line + Data("\n".utf8))
             } else {
@@ -94,7 +95,7 @@ struct VerifyCommand: ParsableCommand {
         if let junit {
             let xml = JUnitReport.xml(outcomes, seconds: seconds)
             do { try Data(xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) } catch {
-                throw OutputFileError(path: junit, reason: error.localizedDescription)
+                throw OutputFileError(path: junit, reason: PrivateFiles.reasonText(error))
             }
         }
     }

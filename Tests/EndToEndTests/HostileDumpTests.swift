@@ -33,6 +33,11 @@ import Glibc
                 try FileManager.default.createSymbolicLink(atPath: $0.path,
                                                            withDestinationPath: TestPaths.fixtures.appendingPathComponent("passport/DG2.bin").path)
             }, "outside the dump folder"),
+            // Sparse: 300 MB long, nothing written; read whole before the size bound.
+            (try dump("huge") { url in
+                #expect(FileManager.default.createFile(atPath: url.path, contents: Data([0x75])))
+                #expect(truncate(url.path, 300_000_000) == 0)
+            }, "more than the 1 MiB such a file may hold"),
         ]
     }
 
@@ -87,6 +92,23 @@ import Glibc
                 #expect(!r.stderr.contains(raw), "\(what): \(r.stderr)")
             }
         }
+    }
+
+    /// A batch over a tree with a link back up it and a hostile dump: the search ends, the good
+    /// dump passes, the hostile one is refused on its own line, the batch exits 1.
+    @Test func aBatchOverAHostileTreeEnds() throws {
+        defer { try? FileManager.default.removeItem(at: work) }
+        let tree = work.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("passport"), to: tree.appendingPathComponent("good"))
+        let fifo = try dump("tree/fifo") { #expect(mkfifo($0.path, 0o600) == 0) }
+        try FileManager.default.createSymbolicLink(atPath: tree.appendingPathComponent("up").path, withDestinationPath: "..")
+        let r = try Harness.passport(["verify", "--recursive", tree.path, "--csca", Self.csca, "--json"], timeout: 60)
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.count == 2, "\(r.stdout)")
+        #expect(lines.first { $0["dump"] as? String == tree.appendingPathComponent("good").path }?["ok"] as? Bool == true)
+        #expect((lines.first { $0["dump"] as? String == fifo.path }?["error"] as? [String: Any])?["code"] as? String == "dump_file_refused", "\(r.stdout)")
     }
 
     @Test func aLinkInsideTheFolderIsFollowed() throws {

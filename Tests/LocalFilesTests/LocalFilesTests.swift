@@ -95,3 +95,23 @@ import Glibc
         }
     }
 }
+
+/// Foundation's and the OS's errors come out in plain words, never as a domain and a code.
+@Suite struct SystemErrorTextTests {
+    @Test func foundationErrorsAreToldInTheOSWords() throws {
+        let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/file")
+        var caught: Error?
+        do { _ = try Data(contentsOf: missing) } catch { caught = error }
+        let error = try #require(caught)
+        #expect(String(describing: error).contains("Error Domain="))  // what the user saw before
+        let text = try #require(SystemErrorText.describe(error))
+        #expect(text == "\(missing.path): No such file or directory")
+        #expect(SystemErrorText.describe(POSIXError(.EACCES)) == "Permission denied")
+    }
+
+    @Test func ourOwnErrorsAreLeftAlone() {
+        struct Ours: Error {}
+        #expect(SystemErrorText.describe(Ours()) == nil)
+        #expect(SystemErrorText.describe(PrivateFiles.WriteError(path: "/x", reason: "Permission denied")) == nil)
+    }
+}
