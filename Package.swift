@@ -89,6 +89,8 @@ let package = Package(
         // Pipeline: scan → verify → issue, with typed reports.
         .target(name: "PassportKit", dependencies: ["LocalFiles", "MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"],
                 plugins: ["VersionStamp"]),
+        // `passport doctor`: what stops a reader, OCR, verification or the key store here.
+        .target(name: "Diagnostics", dependencies: ["CardIO", "PassiveAuth", "PassportKit", "Credentials", "TokenKeys", "MRZScanner", "VideoFrames", "COpenSSL"]),
         // VERSION (and the git commit) → PassportKitVersion, before every build.
         .plugin(name: "VersionStamp", capability: .buildTool()),
 
@@ -99,6 +101,7 @@ let package = Package(
         ]),
         .executableTarget(name: "passport", dependencies: [
             "PassportCLI", "PassportKit", "LocalFiles", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
+            "Diagnostics",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [
@@ -121,6 +124,7 @@ let package = Package(
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "Credentials", "PassportCrypto", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
         .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "CardIO", "PassportKit", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "ChipProtocols", "PassiveAuth", "PassportCrypto", "TestSupport"]),
     ]
 )

@@ -17,6 +17,9 @@ public final class NFCContext {
 
     deinit { nfc_exit(context) }
 
+    /// libnfc's version ("1.8.0").
+    public static var libraryVersion: String { String(cString: nfc_version()) }
+
     /// Connstrings of the devices libnfc finds (USB, serial ports it scans, `LIBNFC_DEVICE`).
     public func devices() -> [String] {
         var buffer = [CChar](repeating: 0, count: 16 * 1024)

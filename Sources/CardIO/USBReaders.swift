@@ -6,9 +6,16 @@ import Foundation
 public enum USBReaders {
     public struct Finding: Sendable, Equatable {
         public let model: String
+        /// "072f:2200".
+        public let usbID: String
         public let devicePath: String
         public let accessible: Bool
+        /// The driver bound to the reader's first interface: a kernel module (`pn533_usb`), or
+        /// `usbfs` when a program (pcscd, libnfc) has claimed it.
         public let kernelDriver: String?
+        /// Whether pcscd's CCID driver (libccid) can drive it and whether libnfc can.
+        public var speaksCCID: Bool { USBReaders.ccid.contains(usbID) }
+        public var speaksLibNFC: Bool { USBReaders.libnfc.contains(usbID) }
         public var advice: String? {
             if !accessible {
                 return "\(model) at \(devicePath) is present but not accessible: install udev/60-passport-readers.rules (the Debian package puts it in /usr/lib/udev/rules.d; docs/reading.md) and add yourself to the plugdev group."
@@ -26,7 +33,13 @@ public enum USBReaders {
         "04cc:2533": "NXP PN533", "054c:02e1": "Sony RC-S360",
     ]
 
-    public static func scan(sysfs: String = "/sys/bus/usb/devices") -> [Finding] {
+    /// The known readers libccid drives (CCID class) and those libnfc drives (acr122_usb, pn53x_usb).
+    static let ccid: Set<String> = ["072f:2200", "072f:223b", "072f:224f", "04e6:5790", "04e6:5724"]
+    static let libnfc: Set<String> = ["072f:2200", "04e6:5591", "04cc:2533", "054c:02e1"]
+
+    /// `sysfs`: the USB devices folder; `devfs`: the root the device nodes are under (a test's
+    /// fixture tree, or /dev).
+    public static func scan(sysfs: String = "/sys/bus/usb/devices", devfs: String = "/dev") -> [Finding] {
         let fm = FileManager.default
         guard let entries = try? fm.contentsOfDirectory(atPath: sysfs) else { return [] }
         var findings: [Finding] = []
@@ -39,10 +52,10 @@ public enum USBReaders {
                   let model = known["\(vendor):\(product)"],
                   let bus = read("busnum").flatMap(Int.init), let device = read("devnum").flatMap(Int.init) else { continue }
             let path = String(format: "/dev/bus/usb/%03d/%03d", bus, device)
-            let accessible = access(path, R_OK | W_OK) == 0
+            let accessible = access(devfs + path.dropFirst(4), R_OK | W_OK) == 0
             let driver = (try? fm.destinationOfSymbolicLink(atPath: "\(base):1.0/driver")).map { URL(fileURLWithPath: $0).lastPathComponent }
-            findings.append(Finding(model: model, devicePath: path, accessible: accessible, kernelDriver: driver))
+            findings.append(Finding(model: model, usbID: "\(vendor):\(product)", devicePath: path, accessible: accessible, kernelDriver: driver))
         }
-        return findings
+        return findings.sorted { $0.devicePath < $1.devicePath }
     }
 }

@@ -36,6 +36,11 @@ final class TesseractLineReader {
         tess.omp_set_max_active_levels?(0)
     }
 
+    /// Tesseract's version ("5.3.0"), opening the library; the error names the package to install.
+    static func libraryVersion() throws -> String {
+        try library.get().TessVersion().map { String(cString: $0) } ?? "unknown"
+    }
+
     /// libtesseract, opened on first use (not linked: commands that read no photo never load it).
     private static let library: Result<PassportTesseract, MRZScanError> = {
         var error = [CChar](repeating: 0, count: 512)
@@ -81,4 +86,10 @@ final class TesseractLineReader {
         } while tess.TessResultIteratorNext(iterator, RIL_SYMBOL) != 0
         return reading
     }
+}
+
+/// The Tesseract library as this machine has it.
+public enum TesseractEngine {
+    /// Its version ("5.3.0"); throws `MRZScanError.engine` naming the package when it is missing.
+    public static func version() throws -> String { try TesseractLineReader.libraryVersion() }
 }

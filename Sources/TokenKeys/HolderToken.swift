@@ -150,6 +150,11 @@ public final class HolderToken: ES256Signer {
         return signature
     }
 
+    /// Whether the recorded token is plugged in now (its module loads and lists it); no PIN.
+    public func isPresent() throws -> Bool {
+        try PKCS11(path: module).tokens().contains { $0.serial == tokenSerial && $0.label == tokenLabel }
+    }
+
     /// PASSPORT_PKCS11_PIN (scripts, tests), else asked on the terminal without echo.
     public static func askPIN() throws -> String {
         if let pin = ProcessInfo.processInfo.environment["PASSPORT_PKCS11_PIN"] { return pin }

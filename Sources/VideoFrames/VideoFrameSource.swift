@@ -171,6 +171,9 @@ public final class VideoFrameSource {
         return GreyFrame(width: width, height: height, pixels: pixels, index: index, seconds: seconds)
     }
 
+    /// Throws `librariesMissing` (naming the Debian packages) when FFmpeg cannot be loaded.
+    public static func requireLibraries() throws { _ = try loadFFmpeg() }
+
     /// FFmpeg's functions, from its libraries opened on first use.
     static func loadFFmpeg() throws -> PassportFFmpeg {
         var error = [CChar](repeating: 0, count: 512)

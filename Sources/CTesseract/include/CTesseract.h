@@ -12,7 +12,7 @@
     X(TessBaseAPISetVariable) X(TessBaseAPISetPageSegMode) X(TessBaseAPISetImage2)                   \
     X(TessBaseAPISetSourceResolution) X(TessBaseAPIRecognize) X(TessBaseAPIClear)                    \
     X(TessBaseAPIGetIterator) X(TessResultIteratorGetUTF8Text) X(TessResultIteratorConfidence)       \
-    X(TessResultIteratorNext) X(TessResultIteratorDelete) X(TessDeleteText)
+    X(TessResultIteratorNext) X(TessResultIteratorDelete) X(TessDeleteText) X(TessVersion)
 
 /// Tesseract's functions that the toolkit calls, each typed as Tesseract's header declares it,
 /// and OpenMP's `omp_set_max_active_levels` (NULL when Tesseract was built without OpenMP).

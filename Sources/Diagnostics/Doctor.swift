@@ -1,0 +1,25 @@
+import Credentials
+import Foundation
+
+/// `passport doctor`: what stops a reader (or the rest of the toolkit) from working here, in the
+/// order a person would look, each with the exact fix. It changes nothing.
+public enum Doctor {
+    public static func run(_ environment: DoctorEnvironment, keyStore: KeyStore, weakKeyAdvice: String) -> DoctorReport {
+        var checks: [DoctorCheck] = []
+        let (pcsc, readers) = SmartCardChecks.pcscd(environment)
+        checks += pcsc
+        let (nfc, nfcDevices) = SmartCardChecks.libnfcDevices(environment)
+        checks += SmartCardChecks.pcscReaders(readers ?? []) + nfc
+        if (readers ?? []).isEmpty && nfcDevices == 0 {
+            checks.append(DoctorCheck("readers", "readers", .fail, "no PC/SC reader and no libnfc device",
+                                      fix: "plug in the reader; if it is plugged in, the USB checks below say why it is not seen"))
+        }
+        checks += USBReaderChecks.checks(environment, pcscReaders: readers ?? [])
+        checks += TrustChecks.checks()
+        checks += KeyStoreChecks.checks(keyStore, weakAdvice: weakKeyAdvice)
+        checks += ToolChecks.ocr()
+        checks += ToolChecks.cameras(environment)
+        checks += ToolChecks.versions()
+        return DoctorReport(checks: checks)
+    }
+}
