@@ -37,6 +37,9 @@ public final class ISO7816Channel: CardChannel {
     public var summary: ((String) -> Void)?
     /// Bounds the time one exchange may take (see ExchangeWatchdog).
     public var watchdog: ExchangeWatchdog?
+    /// Asked before every exchange: true stops the read with `CardIOError.stopped` (Ctrl-C at a
+    /// desk), between two APDUs, never in the middle of one.
+    public var shouldStop: (@Sendable () -> Bool)?
     /// Repeat a command with the Le a 6Cxx names. Must be off under secure messaging, where a
     /// repeated command would carry a stale send-sequence counter.
     public var retriesWrongLength = true
@@ -71,6 +74,7 @@ public final class ISO7816Channel: CardChannel {
     }
 
     private func exchange(_ bytes: [UInt8]) throws -> ResponseAPDU {
+        if shouldStop?() == true { throw CardIOError.stopped }
         apduCount += 1
         let started = DispatchTime.now().uptimeNanoseconds
         watchdog?.begin()

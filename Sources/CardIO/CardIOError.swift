@@ -14,6 +14,8 @@ public enum CardIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedResponse(length: Int)
     case protocolViolation(String)
     case libraryMissing(String)
+    /// The person stopped the program (Ctrl-C) while the card was being read.
+    case stopped
 
     public var description: String {
         switch self {
@@ -43,6 +45,8 @@ public enum CardIOError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The card broke the protocol: \(why)."
         case .libraryMissing(let what):
             return "\(what) is not available on this machine. Install it (docs/reading.md) and try again."
+        case .stopped:
+            return "Stopped (Ctrl-C) during the read: this document was not saved."
         }
     }
 }

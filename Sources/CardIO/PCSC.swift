@@ -105,6 +105,19 @@ public final class PCSCContext {
         }
     }
 
+    /// Waits, with no time limit, until a card is in `reader` (`present`) or gone from it;
+    /// false when `shouldStop` said so first. Looks at `shouldStop` at least every 250 ms.
+    public func waitUntil(cardPresent present: Bool, reader: String, shouldStop: () -> Bool) throws -> Bool {
+        var current = PCSCConstant.stateUnaware
+        while !shouldStop() {
+            let event = try state(of: reader, current: current, timeoutMs: 250)
+            let cardThere = event & PCSCConstant.statePresent != 0 && event & PCSCConstant.stateMute == 0
+            if cardThere == present && (present || event & PCSCConstant.statePresent == 0) { return true }
+            current = event & ~PCSCConstant.stateChanged
+        }
+        return false
+    }
+
     private func state(of reader: String, current: DWORD, timeoutMs: DWORD) throws -> DWORD {
         try reader.withCString { name in
             var state = SCARD_READERSTATE()
@@ -137,6 +150,8 @@ public final class PCSCCard: CardTransport {
     private let context: SCARDCONTEXT
     public let readerName: String
     public private(set) var atr: [UInt8] = []
+    /// Asked while waiting for the card to come back: true ends the wait with `stopped`.
+    public var shouldStop: (@Sendable () -> Bool)?
 
     init(context: SCARDCONTEXT, reader: String) throws {
         self.context = context
@@ -204,6 +219,7 @@ public final class PCSCCard: CardTransport {
         while true {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { throw CardIOError.noCard(reader: readerName, seconds: timeout) }
+            if shouldStop?() == true { throw CardIOError.stopped }
             let event: DWORD = try readerName.withCString { name in
                 var state = SCARD_READERSTATE()
                 state.szReader = name

@@ -30,6 +30,7 @@ extension CardIOError: ReportableError {
         case .libraryMissing: return "library_missing"
         case .noCard: return "no_card"
         case .cardRemoved: return "card_removed"
+        case .stopped: return "stopped"
         case .cardUnresponsive, .transmissionFailed, .extendedLengthUnsupported, .malformedAPDU,
              .malformedResponse, .protocolViolation:
             return "card_error"
@@ -42,6 +43,7 @@ extension CardIOError: ReportableError {
         case .noCard, .cardRemoved, .cardUnresponsive, .transmissionFailed, .extendedLengthUnsupported,
              .malformedAPDU, .malformedResponse, .protocolViolation:
             return ExitStatus.invalid
+        case .stopped: return 0
         }
     }
 }
@@ -158,4 +160,9 @@ extension ProofExport.Problem: ReportableError {
         case .cannotWrite: return ExitStatus.environment
         }
     }
+}
+
+extension DeskKeysFile.Problem: ReportableError {
+    public var code: String { "access_keys_file" }
+    public var exitStatus: Int32 { ExitStatus.environment }
 }

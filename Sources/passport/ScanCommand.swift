@@ -19,7 +19,13 @@ struct ScanCommand: ParsableCommand {
         Example: passport scan --document-number C01X00T47 --birth 880412 --expiry 340930
         """)
 
-    @Option(help: "Reader name, or part of it (default: the first reader).") var reader: String?
+    @Option(name: .customLong("reader"), help: "Reader name, or part of it (default: the first reader). With --watch, repeat it to serve several readers at once.")
+    var readers: [String] = []
+    @Flag(help: "Keep reading document after document at a desk until Ctrl-C (PC/SC readers; docs/reading.md).") var watch = false
+    @Option(help: ArgumentHelp("With --watch: a file of access keys, one document per line (`NUMBER BIRTH EXPIRY` or `can NNNNNN`).", valueName: "file"))
+    var accessKeys: String?
+    @Flag(help: "With --watch: ask for each document's MRZ (its lines, or number, birth and expiry) on the terminal.") var mrzPrompt = false
+    @Flag(help: "With --watch: ask for each document's CAN on the terminal.") var canPrompt = false
     @Flag(help: "Read through libnfc (PN53x boards, ACR122U) instead of PC/SC; give a connstring after it to choose the device.") var nfc = false
     @Argument(help: "With --nfc: the libnfc connstring, e.g. pn532_uart:/dev/ttyUSB0 (default: the first device).") var connstring: String?
     @Option(help: "The MRZ lines, separated by a newline or a literal \\n.") var mrz: String?
@@ -33,7 +39,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Birth date YYMMDD.") var birth: String?
     @Option(help: "Expiry date YYMMDD.") var expiry: String?
     @Option(help: "Card access number (PACE with the CAN instead of the MRZ).") var can: String?
-    @Option(help: "Folder to save the dump in (must not exist).") var out: String?
+    @Option(help: "Folder to save the dump in (must not exist); with --watch, the folder the dumps are saved in (default: the current one).") var out: String?
     @Option(help: "Seconds to wait for a passport on the reader.") var timeout: Double = 15
     @Option(help: "Seconds one exchange with the chip may take before the scan is abandoned.") var apduTimeout: Double = 20
     @Flag(help: "Use short APDUs only, even when reader and chip take extended length.") var noExtendedLength = false
@@ -50,6 +56,8 @@ struct ScanCommand: ParsableCommand {
         if let timeBudget, !(timeBudget > 0) { throw ValidationError("--time-budget must be a positive number of seconds.") }
         if !(0...3600).contains(resumeWait) { throw ValidationError("--resume-wait takes 0 to 3600 seconds (0: fail as soon as the passport leaves).") }
         let fields = [documentNumber, birth, expiry].compactMap { $0 }
+        try validateWatch(fields: fields)
+        if watch && (accessKeys != nil || mrzPrompt || canPrompt) { return }
         if mrz == nil && mrzImage == nil && camera == nil && fields.count != 3 && can == nil {
             throw ValidationError("Give the access key: --mrz \"LINE1\\nLINE2\", --mrz-image PHOTO, or --document-number, --birth and --expiry, or --can.")
         }
@@ -84,6 +92,7 @@ struct ScanCommand: ParsableCommand {
     }
 
     func run() throws {
+        if watch { try runWatch(); return }
         let progress = ProgressPrinter(enabled: true)
         do {
             let key = try accessKey()
@@ -95,7 +104,7 @@ struct ScanCommand: ParsableCommand {
                            + "but its name shows there. Save dumps in a folder of your own (chmod 700) if the name says whose passport it is.")
             }
             if traceApdus { printError("warning: the APDU trace below contains session keys and personal data. Do not share it.") }
-            var request = ScanRequest(reader: reader, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
+            var request = ScanRequest(reader: readers.first, accessKey: key, can: can, timeout: timeout, allowExtendedLength: !noExtendedLength)
             request.useNFC = nfc
             request.exchangeTimeout = apduTimeout
             request.resumeWait = resumeWait

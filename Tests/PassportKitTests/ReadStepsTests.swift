@@ -758,3 +758,21 @@ enum ICAO {
         bench.complete()
     }
 }
+
+/// The file of access keys for scripted desk runs.
+@Suite struct DeskKeysFileTests {
+    @Test func keysCommentsAndCANs() throws {
+        let keys = try DeskKeysFile.parse("# desk\n\nC01X00T47 880412 340930\ncan 123456\ncan:654321\n")
+        #expect(keys.count == 3)
+        #expect(keys[0].mrz?.documentNumber == "C01X00T47" && keys[1].can == "123456" && keys[2].can == "654321")
+    }
+
+    @Test func badLinesAreNamed() {
+        #expect(throws: DeskKeysFile.Problem(line: 2, why: "expected `DOCUMENT-NUMBER BIRTH EXPIRY` or `can NNNNNN`")) {
+            try DeskKeysFile.parse("C01X00T47 880412 340930\nC01X00T47 880412\n")
+        }
+        #expect(throws: DeskKeysFile.Problem(line: 1, why: "a CAN has 6 digits")) { try DeskKeysFile.parse("can 12345\n") }
+        #expect(throws: DeskKeysFile.Problem(line: 0, why: "no access key in it")) { try DeskKeysFile.parse("# nothing\n") }
+        #expect(throws: (any Error).self) { try DeskKeysFile.parse("C01X00T47 881312 340930\n") }  // month 13
+    }
+}
