@@ -133,9 +133,10 @@ public final class PCSCContext {
         }
     }
 
-    /// Connects to the card in `reader` (T=1 preferred, T=0 accepted), shared with other programs.
-    public func connect(reader: String) throws -> PCSCCard {
-        try PCSCCard(context: context, reader: reader)
+    /// Connects to the card in `reader` (T=1 preferred, T=0 accepted), shared with other programs,
+    /// and resets it unless `reset` is false (a look that must not end another program's session).
+    public func connect(reader: String, reset: Bool = true) throws -> PCSCCard {
+        try PCSCCard(context: context, reader: reader, reset: reset)
     }
 
     func check(_ rv: LONG) throws {
@@ -153,18 +154,24 @@ public final class PCSCCard: CardTransport {
     /// Asked while waiting for the card to come back: true ends the wait with `stopped`.
     public var shouldStop: (@Sendable () -> Bool)?
 
-    init(context: SCARDCONTEXT, reader: String) throws {
+    init(context: SCARDCONTEXT, reader: String, reset: Bool = true) throws {
         self.context = context
         self.readerName = reader
         let rv = SCardConnect(context, reader, PCSCConstant.shareShared,
                               PCSCConstant.protocolT1 | PCSCConstant.protocolT0, &handle, &activeProtocol)
         try PCSCCard.check(rv, reader: reader)
         // Start from a fresh chip state (master file selected, no session left by another program).
-        let reset = SCardReconnect(handle, PCSCConstant.shareShared, PCSCConstant.protocolT1 | PCSCConstant.protocolT0,
-                                   PCSCConstant.resetCard, &activeProtocol)
-        try PCSCCard.check(reset, reader: reader)
+        if reset {
+            let rv = SCardReconnect(handle, PCSCConstant.shareShared, PCSCConstant.protocolT1 | PCSCConstant.protocolT0,
+                                    PCSCConstant.resetCard, &activeProtocol)
+            try PCSCCard.check(rv, reader: reader)
+        }
+        resetOnDisconnect = reset
         atr = try readATR()
     }
+
+    /// Whether `disconnect` resets the card (not after a look that must leave it as it was).
+    private var resetOnDisconnect = true
 
     deinit { disconnect() }
 
@@ -237,7 +244,7 @@ public final class PCSCCard: CardTransport {
     /// Ends the connection and resets the card, so that no session outlives the scan.
     public func disconnect() {
         if handle != 0 {
-            SCardDisconnect(handle, PCSCConstant.resetCard)
+            SCardDisconnect(handle, resetOnDisconnect ? PCSCConstant.resetCard : PCSCConstant.leaveCard)
             handle = 0
         }
     }

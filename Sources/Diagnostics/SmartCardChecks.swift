@@ -82,7 +82,8 @@ enum SmartCardChecks {
             checks.append(DoctorCheck("readers", reader, .ok, "PC/SC reader, \(present ? "card present" : "no card")"))
             guard present else { continue }
             do {
-                let card = try context.connect(reader: reader)
+                // Neither reset on connecting nor on leaving: another program may be reading it.
+                let card = try context.connect(reader: reader, reset: false)
                 defer { card.disconnect() }
                 checks.append(cardCheck(reader, try card.transmit(raw: selectEMRTD)))
             } catch {

@@ -43,7 +43,9 @@ public final class DeskWatch: Sendable {
     let readers: [String]
     let keys: DeskAccessKeys
     let settings: Settings
-    let shouldStop: @Sendable () -> Bool
+    let stopRequested: @Sendable () -> Bool
+    /// Set when a reader cannot go on (pcscd gone, the reader unplugged): the others stop too.
+    private let aborted = Atomic<Bool>(false)
     /// Where the list of keys starts for the next document, per reader.
     private let nextKey = Mutex<[String: Int]>([:])
 
@@ -51,12 +53,16 @@ public final class DeskWatch: Sendable {
         self.readers = readers
         self.keys = keys
         self.settings = settings
-        self.shouldStop = shouldStop
+        self.stopRequested = shouldStop
+    }
+
+    var shouldStop: @Sendable () -> Bool {
+        { [self] in stopRequested() || aborted.load(ordering: .relaxed) }
     }
 
     /// Runs until `shouldStop`; `events` get each reader's progress, `handle` each document (both
-    /// are called on the readers' threads). Throws the first reader's set-up error (pcscd, an
-    /// unknown reader); errors of one document never end the loop.
+    /// are called on the readers' threads). Throws the first error that ends a reader (pcscd, the
+    /// reader gone), after stopping the others; errors of one document never end the loop.
     public func run(events: @escaping @Sendable (String, ScanEvent) -> Void,
                     waitingForRemoval: @escaping @Sendable (String) -> Void,
                     handle: @escaping @Sendable (DeskDocument) -> Void) throws {
@@ -68,6 +74,7 @@ public final class DeskWatch: Sendable {
                 defer { group.leave() }
                 do { try serve(reader, events: events, waitingForRemoval: waitingForRemoval, handle: handle) } catch {
                     failure.withLock { if $0 == nil { $0 = error } }
+                    aborted.store(true, ordering: .relaxed)
                 }
             }
         }
