@@ -4,7 +4,7 @@ import Foundation
 /// `passport doctor`: what stops a reader (or the rest of the toolkit) from working here, in the
 /// order a person would look, each with the exact fix. It changes nothing.
 public enum Doctor {
-    public static func run(_ environment: DoctorEnvironment, keyStore: KeyStore, weakKeyAdvice: String) -> DoctorReport {
+    public static func run(_ environment: DoctorEnvironment, keyStore: KeyStore, weakKeyFix: String) -> DoctorReport {
         var checks: [DoctorCheck] = []
         let (pcsc, readers) = SmartCardChecks.pcscd(environment)
         checks += pcsc
@@ -16,7 +16,7 @@ public enum Doctor {
         }
         checks += USBReaderChecks.checks(environment, pcscReaders: readers ?? [])
         checks += TrustChecks.checks()
-        checks += KeyStoreChecks.checks(keyStore, weakAdvice: weakKeyAdvice)
+        checks += KeyStoreChecks.checks(keyStore, weakKeyFix: weakKeyFix)
         checks += ToolChecks.ocr()
         checks += ToolChecks.cameras(environment)
         checks += ToolChecks.versions()

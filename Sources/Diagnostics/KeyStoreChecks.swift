@@ -5,7 +5,7 @@ import TokenKeys
 /// The holder key: present, and what protects it (keyring, passphrase, token, or only the file
 /// `device.key`, which anyone who can read the key store can use).
 enum KeyStoreChecks {
-    static func checks(_ store: KeyStore, weakAdvice: String) -> [DoctorCheck] {
+    static func checks(_ store: KeyStore, weakKeyFix: String) -> [DoctorCheck] {
         let status = store.status()
         let token: HolderToken?
         do { token = try HolderToken.recorded(in: store.folder) } catch {
@@ -19,11 +19,12 @@ enum KeyStoreChecks {
         }
         guard let did = status.holderDID else {
             return [DoctorCheck("keys", "holder key", status.weak ? .warn : .ok, "none yet in \(store.folder.path): the first `passport issue` makes one"
-                                + (status.weak ? ", protected by the file device.key only" : ""),
-                                fix: status.weak ? weakAdvice : nil)]
+                                + (status.weak ? ", protected by the file device.key only (whoever can read the folder can use it)" : ""),
+                                fix: status.weak ? weakKeyFix : nil)]
         }
-        let protection = status.weak ? "only the file device.key" : status.newKeys == "passphrase" ? "a passphrase" : "the system keyring"
-        return [DoctorCheck("keys", "holder key", status.weak ? .warn : .ok, "\(did) in \(store.folder.path), protected by \(protection)",
-                            fix: status.weak ? weakAdvice : nil)]
+        let protection = status.weak ? "only by the file device.key (whoever can read the folder can use it)"
+            : status.newKeys == "passphrase" ? "by a passphrase" : "by the system keyring"
+        return [DoctorCheck("keys", "holder key", status.weak ? .warn : .ok, "\(did) in \(store.folder.path), protected \(protection)",
+                            fix: status.weak ? weakKeyFix : nil)]
     }
 }

@@ -22,7 +22,9 @@ struct DoctorCommand: ParsableCommand {
 
     func run() throws {
         let store = userKeyStore()
-        let report = Doctor.run(.current(wantsNFC: nfc), keyStore: store, weakKeyAdvice: KeysStatusCommand.advice(store))
+        let fix = store.vault != nil ? "passport keys migrate (moves the device key into the system keyring)"
+            : "run `passport keys migrate` in a desktop session with GNOME Keyring or KWallet (a Secret Service on D-Bus), or set PASSPORT_KEYSTORE_PASSPHRASE before keys are made"
+        let report = Doctor.run(.current(wantsNFC: nfc), keyStore: store, weakKeyFix: fix)
         if json {
             printJSON(report)
         } else {

@@ -72,7 +72,7 @@ final class DoctorTests {
         let made = try Harness.passport(["keys", "init"], environment: environment, timeout: 60)
         try #require(made.status == 0, "\(made.stderr)")
         let holder = try #require(find(try doctor().1, area: "keys"))
-        #expect(holder["status"] as? String == "warn" && (holder["seen"] as? String)?.contains("only the file device.key") == true)
+        #expect(holder["status"] as? String == "warn" && (holder["seen"] as? String)?.contains("only by the file device.key") == true)
         #expect((holder["fix"] as? String)?.contains("passport keys migrate") == true)
         let strong = work.appendingPathComponent("strong")
         let passphrase = ["PASSPORT_KEYSTORE_PASSPHRASE": "correct horse battery staple", "XDG_CONFIG_HOME": strong.path]
