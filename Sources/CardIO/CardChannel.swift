@@ -21,6 +21,13 @@ public protocol CardTransport: AnyObject {
     /// After the card left the reader: waits up to `timeout` seconds for a card to be back and
     /// connects to it (reset, nothing selected). Throws `CardIOError.noCard` when none came.
     func reconnectAfterRemoval(timeout: Double) throws
+    /// Whether the reader passes extended-length APDUs on, when its driver says (PC/SC part 10's
+    /// dwMaxAPDUDataSize: 0 for a short-APDU reader); nil when it does not say.
+    var readerTakesExtendedAPDUs: Bool? { get }
+}
+
+extension CardTransport {
+    public var readerTakesExtendedAPDUs: Bool? { nil }
 }
 
 /// An ISO 7816-4 channel over a transport: encodes APDUs, fetches the rest of a response on
@@ -46,7 +53,10 @@ public final class ISO7816Channel: CardChannel {
 
     public init(transport: CardTransport, allowExtendedLength: Bool = true) {
         self.transport = transport
+        // The card's ATR says what the chip takes; a short-APDU reader (libccid says so for an
+        // ACR122U) passes no extended-length APDU to it anyway.
         self.supportsExtendedLength = allowExtendedLength && AnswerToReset(transport.atr).supportsExtendedLength
+            && transport.readerTakesExtendedAPDUs != false
     }
 
     public func transmit(_ command: CommandAPDU) throws -> ResponseAPDU {

@@ -16,6 +16,8 @@ public enum CardIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case libraryMissing(String)
     /// The person stopped the program (Ctrl-C) while the card was being read.
     case stopped
+    /// The reader itself went away while it was in use (unplugged, or its driver lost it).
+    case readerRemoved(reader: String)
 
     public var description: String {
         switch self {
@@ -47,6 +49,8 @@ public enum CardIOError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(what) is not available on this machine. Install it (docs/reading.md) and try again."
         case .stopped:
             return "Stopped (Ctrl-C) during the read: this document was not saved."
+        case .readerRemoved(let reader):
+            return "The reader '\(reader)' went away during the read (unplugged, or its driver lost it). Nothing was saved. Plug it back in and scan again."
         }
     }
 }

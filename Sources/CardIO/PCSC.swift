@@ -168,6 +168,37 @@ public final class PCSCCard: CardTransport {
         }
         resetOnDisconnect = reset
         atr = try readATR()
+        readerTakesExtendedAPDUs = readMaxAPDUDataSize().map { $0 > 0 }
+    }
+
+    public private(set) var readerTakesExtendedAPDUs: Bool?
+
+    /// PC/SC part 10: the reader's features (CM_IOCTL_GET_FEATURE_REQUEST), then its TLV
+    /// properties (FEATURE_GET_TLV_PROPERTIES, 0x12) and in them dwMaxAPDUDataSize (tag 0x0A):
+    /// 0 for a short-APDU reader. Drivers without part 10 (vpcd) refuse the request: nil.
+    private func readMaxAPDUDataSize() -> Int? {
+        guard let features = control(0x4200_0D48, 6 * 32) else { return nil }
+        var properties: [UInt8]?
+        for at in stride(from: 0, to: features.count - 5, by: 6) where features[at] == 0x12 && features[at + 1] == 4 {
+            let code = features[(at + 2)..<(at + 6)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            properties = control(DWORD(code), 256)
+        }
+        guard let properties else { return nil }
+        var at = 0
+        while at + 2 <= properties.count {
+            let tag = properties[at], length = Int(properties[at + 1])
+            guard at + 2 + length <= properties.count else { return nil }
+            if tag == 0x0A { return properties[(at + 2)..<(at + 2 + length)].reversed().reduce(0) { $0 << 8 | Int($1) } }
+            at += 2 + length
+        }
+        return nil
+    }
+
+    private func control(_ code: DWORD, _ size: Int) -> [UInt8]? {
+        var answer = [UInt8](repeating: 0, count: size)
+        var length: DWORD = 0
+        let rv = SCardControl(handle, code, nil, 0, &answer, DWORD(size), &length)
+        return pcscCode(rv) == PCSCCode.success.rawValue ? Array(answer.prefix(Int(length))) : nil
     }
 
     /// Whether `disconnect` resets the card (not after a look that must leave it as it was).
@@ -280,7 +311,10 @@ public final class PCSCCard: CardTransport {
             throw CardIOError.cardRemoved
         case .unresponsiveCard, .protoMismatch: throw CardIOError.cardUnresponsive(reader: reader)
         case .sharingViolation: throw CardIOError.readerBusy(reader: reader)
-        case .readerUnavailable, .unknownReader: throw CardIOError.readerNotFound(requested: reader, available: [])
+        case .readerUnavailable, .unknownReader:
+            // On a connected card (a reader name given) the reader was there a moment ago.
+            if reader.isEmpty { throw CardIOError.readerNotFound(requested: reader, available: []) }
+            throw CardIOError.readerRemoved(reader: reader)
         default: throw CardIOError.transmissionFailed(code: code, message: pcscMessage(rv))
         }
     }

@@ -31,6 +31,7 @@ extension CardIOError: ReportableError {
         case .noCard: return "no_card"
         case .cardRemoved: return "card_removed"
         case .stopped: return "stopped"
+        case .readerRemoved: return "reader_removed"
         case .cardUnresponsive, .transmissionFailed, .extendedLengthUnsupported, .malformedAPDU,
              .malformedResponse, .protocolViolation:
             return "card_error"
@@ -41,7 +42,7 @@ extension CardIOError: ReportableError {
         switch self {
         case .serviceUnavailable, .noReaders, .readerNotFound, .readerBusy, .libraryMissing: return ExitStatus.environment
         case .noCard, .cardRemoved, .cardUnresponsive, .transmissionFailed, .extendedLengthUnsupported,
-             .malformedAPDU, .malformedResponse, .protocolViolation:
+             .malformedAPDU, .malformedResponse, .protocolViolation, .readerRemoved:
             return ExitStatus.invalid
         case .stopped: return 0
         }

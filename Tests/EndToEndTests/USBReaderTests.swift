@@ -1,0 +1,131 @@
+import Foundation
+import LDS
+import Testing
+import TestSupport
+
+/// Real reader drivers in the loop (issue 31): pcscd with Debian's own CCID driver (libccid),
+/// talking libusb to an emulated USB reader (scripts/vpassport/usb_device.py through the
+/// LD_PRELOAD shim in scripts/vpassport/usbshim) that holds the virtual passport's chip.
+/// Nothing of pcscd or libccid is changed; the reader is declared in reader.conf.d as udev
+/// would announce it.
+extension VirtualPassportStack {
+@Suite(.serialized)
+final class USBReaderTests {
+    static let passport = TestPaths.fixtures.appendingPathComponent("passport")
+    static let pace = TestPaths.fixtures.appendingPathComponent("passport-pace")
+    static let key = ["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930"]
+    /// Model, the name libccid gives the reader, whether it takes extended-length APDUs.
+    static let models: [(model: String, reader: String, extended: Bool)] = [
+        ("ccid-extended", "Identiv uTrust 3700 F CL Reader 00 00", true),
+        ("acr122u", "ACS ACR122U PICC Interface 00 00", false),
+    ]
+    let work = Harness.temporaryFolder()
+
+    deinit {
+        _ = try? Harness.run(Harness.virtualPassportScript, ["stop", "--usb"], timeout: 60)
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    func start(_ model: String, _ dump: URL = USBReaderTests.passport, _ options: [String] = []) throws {
+        let r = try Harness.run(Harness.virtualPassportScript, ["start", dump.path, "--usb", model] + options, timeout: 90)
+        try #require(r.status == 0, "virtual-passport start --usb \(model) failed: \(r.stderr)")
+    }
+
+    func usb(_ command: String) throws {
+        let r = try Harness.run(Harness.virtualPassportScript, [command, "--usb"], timeout: 60)
+        try #require(r.status == 0, "virtual-passport \(command) --usb failed: \(r.stderr)")
+    }
+
+    func scan(_ reader: String, _ out: URL, _ extra: [String] = []) throws -> Harness.Result {
+        try Harness.passport(["scan", "--json", "--reader", reader, "--out", out.path] + Self.key + extra, timeout: 90)
+    }
+
+    func expectSame(_ dump: URL, as source: URL) throws {
+        let read = try DumpFolder(reading: dump)
+        let original = try DumpFolder(reading: source)
+        for (file, bytes) in original.files { #expect(read.files[file] == bytes, "\(file) differs from \(source.lastPathComponent)") }
+        #expect(Set(read.files.keys).subtracting(original.files.keys).subtracting([.cardAccess]).isEmpty)
+    }
+
+    @Test(arguments: [0, 1])
+    func readersAndFullScans(index: Int) throws {
+        let (model, reader, extended) = Self.models[index]
+        try start(model)
+        let listed = try Harness.passport(["readers", "--json"])
+        let names = (listed.json?["readers"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        #expect(names.contains(reader), "\(names)")
+        let out = work.appendingPathComponent("bac-\(model)")
+        let r = try scan(reader, out)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.json?["extended_length"] as? Bool == extended)
+        #expect(r.json?["reader"] as? String == reader)
+        try expectSame(out, as: Self.passport)
+        let apdus = try #require(r.json?["apdus"] as? Int)
+        // One read per file with extended length; DG2 alone takes ~100 short reads. A short-APDU
+        // reader is known from its driver (PC/SC part 10), so no extended command is tried on it.
+        if extended { #expect(apdus <= 15) } else { #expect(apdus > 90 && !r.stderr.contains("refused an extended-length command")) }
+        print("libccid × \(model): BAC \(apdus) APDUs, \(r.json?["seconds"] ?? "?") s at the chip, \(String(format: "%.2f", r.seconds)) s wall")
+
+        try start(model, Self.pace, ["--pace", "--mapping", "cam"])
+        let paceOut = work.appendingPathComponent("pace-\(model)")
+        let p = try scan(reader, paceOut)
+        try #require(p.status == 0, "\(p.stderr)")
+        #expect((p.json?["access_protocol"] as? String)?.hasPrefix("PACE") == true, "\(p.stdout)")
+        try expectSame(paceOut, as: Self.pace)
+        print("libccid × \(model): PACE \(p.json?["apdus"] ?? "?") APDUs, \(String(format: "%.2f", p.seconds)) s wall")
+    }
+
+    /// The document leaves mid-file and comes back: the read resumes as over vpcd.
+    @Test(arguments: [0, 1])
+    func theDocumentLeavesAndComesBack(index: Int) throws {
+        let (model, reader, _) = Self.models[index]
+        try start(model, Self.passport, ["--no-extended-length", "--drop-during", "DG2", "--return-after", "1"])  // mid-file: short reads
+        let out = work.appendingPathComponent("resumed-\(model)")
+        let r = try scan(reader, out)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("Read interrupted at DG2"), "\(r.stderr)")
+        try expectSame(out, as: Self.passport)
+    }
+
+    /// The reader is unplugged mid-read: the driver's own error path ends the scan with exit 1,
+    /// a message that says the reader went away, nothing saved; plugged back, the next scan works.
+    @Test(arguments: [0, 1])
+    func theReaderIsUnplugged(index: Int) throws {
+        let (model, reader, _) = Self.models[index]
+        try start(model, Self.passport, ["--no-extended-length", "--fault", "slow:0.05@DG2/any:always"])
+        let out = work.appendingPathComponent("unplugged-\(model)")
+        let scanning = try BackgroundProcess(Harness.passportExecutable.path, ["scan", "--json", "--reader", reader, "--out", out.path] + Self.key,
+                                             folder: work, name: "unplugged-\(model)")
+        let deadline = Date().addingTimeInterval(30)
+        while !scanning.stderr.contains("Read DG1") && Date() < deadline { usleep(50_000) }
+        try usb("unplug")
+        var status: Int32 = 0
+        while waitpid(scanning.pid, &status, WNOHANG) == 0 && Date() < deadline.addingTimeInterval(30) { usleep(50_000) }
+        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        #expect(exit == 1, "\(scanning.stderr)")
+        let error = try #require((try? JSONSerialization.jsonObject(with: Data(scanning.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any],
+                                 "\(scanning.stdout)")
+        #expect(error["code"] as? String == "reader_removed")
+        #expect((error["message"] as? String)?.contains("went away during the read") == true)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.contains("partial") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+        try usb("plug")
+        let again = work.appendingPathComponent("replugged-\(model)")
+        let r = try scan(reader, again, ["--timeout", "10"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    /// A reader with no document: the scan waits --timeout and says so.
+    @Test func noDocumentOnTheReader() throws {
+        let (model, reader, _) = Self.models[0]
+        try start(model)
+        try usb("eject")
+        let started = Date()
+        let r = try scan(reader, work.appendingPathComponent("empty"), ["--timeout", "2"])
+        #expect(r.status == 1)
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "no_card", "\(r.stdout)")
+        #expect(Date().timeIntervalSince(started) >= 2)
+    }
+}
+}
