@@ -24,10 +24,14 @@ public protocol CardTransport: AnyObject {
     /// Whether the reader passes extended-length APDUs on, when its driver says (PC/SC part 10's
     /// dwMaxAPDUDataSize: 0 for a short-APDU reader); nil when it does not say.
     var readerTakesExtendedAPDUs: Bool? { get }
+    /// The most response data (without the status word) one answer can bring through the
+    /// reader, when it is less than a short response's 256 bytes; nil otherwise.
+    var readerMaxResponseData: Int? { get }
 }
 
 extension CardTransport {
     public var readerTakesExtendedAPDUs: Bool? { nil }
+    public var readerMaxResponseData: Int? { nil }
 }
 
 /// An ISO 7816-4 channel over a transport: encodes APDUs, fetches the rest of a response on

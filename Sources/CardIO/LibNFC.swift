@@ -47,10 +47,13 @@ public final class NFCContext {
 public final class NFCDevice {
     let device: OpaquePointer
     public let name: String
+    /// "pn53x_usb:001:005": the driver's name, then where the device is.
+    public let connstring: String
 
     init(_ device: OpaquePointer) throws {
         self.device = device
         name = String(cString: nfc_device_get_name(device))
+        connstring = String(cString: nfc_device_get_connstring(device))
         guard nfc_initiator_init(device) >= 0 else {
             let message = String(cString: nfc_strerror(device))
             nfc_close(device)
@@ -103,6 +106,22 @@ public final class NFCCard: CardTransport {
 
     deinit { target.deallocate() }
 
+    /// libnfc's ACR122 drivers (acr122_usb, acr122_pcsc) wrap PN532 frames in the reader's pseudo
+    /// APDUs, whose length fields are one byte: no frame beyond 255 bytes passes, so neither does
+    /// an extended-length APDU (found with the emulated ACR122U under acr122_usb: the answer came
+    /// back cut). Other drivers (pn532_uart, pn53x_usb) carry the PN53x's extended frames.
+    public var readerTakesExtendedAPDUs: Bool? {
+        device.connstring.hasPrefix("acr122_") ? false : nil
+    }
+
+    /// Through those drivers an answer is at most 255 bytes, less the pseudo APDU's status word,
+    /// the PN532's D5 41 and its status byte, and the card's own status word: 248 bytes of data
+    /// (libnfc's acr122_usb reads into 255 bytes after the CCID header; found with the emulated
+    /// ACR122U, where a 3DES-protected 231-byte read came back cut).
+    public var readerMaxResponseData: Int? {
+        device.connstring.hasPrefix("acr122_") ? 248 : nil
+    }
+
     /// Releases the target and selects it again: the card goes through activation, which resets it.
     public func reset() throws {
         _ = nfc_initiator_deselect_target(device.device)
@@ -146,6 +165,9 @@ public final class NFCCard: CardTransport {
 
     /// A failed exchange: the card left the field, or the reader failed.
     private func lost(_ code: Int32) -> CardIOError {
+        // The USB drivers pass the bus's own error on (-ENODEV when the device left the bus), or
+        // NFC_EIO / NFC_ENOTSUCHDEV: the reader is gone, not only the card.
+        if code == -Int32(ENODEV) || code == NFC_EIO || code == NFC_ENOTSUCHDEV { return .readerRemoved(reader: readerName) }
         if nfc_initiator_target_is_present(device.device, target) < 0 { return .cardRemoved }
         return .transmissionFailed(code: UInt32(bitPattern: code), message: "libnfc: \(String(cString: nfc_strerror(device.device)))")
     }

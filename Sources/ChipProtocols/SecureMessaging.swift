@@ -57,8 +57,11 @@ public struct SessionKeys: Sendable {
     /// The largest plaintext a short-length protected response can carry: 256 response bytes
     /// less DO'87' header (3) and padding indicator (1), DO'99' (4) and DO'8E' (10), rounded
     /// down to whole cipher blocks, less the one byte padding always takes. 231 for 3DES, 223 for AES.
-    public var maxShortResponsePlaintext: Int {
-        let room = 256 - 4 - 4 - 10
+    public var maxShortResponsePlaintext: Int { maxShortResponsePlaintext(responseData: 256) }
+
+    /// The same when a reader brings at most `responseData` bytes in one answer.
+    public func maxShortResponsePlaintext(responseData: Int) -> Int {
+        let room = min(responseData, 256) - 4 - 4 - 10
         return room / blockSize * blockSize - 1
     }
 

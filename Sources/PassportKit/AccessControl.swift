@@ -34,7 +34,7 @@ struct SecureStack {
 
     init(_ secure: SecureMessagingChannel, learned: LearnedReadSize) {
         self.secure = secure
-        reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext,
+        reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext(responseData: learned.readerResponseData),
                                 maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext, learned: learned)
     }
 

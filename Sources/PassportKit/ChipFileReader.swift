@@ -13,6 +13,8 @@ final class LearnedReadSize {
     var shortOnly = false
     /// The chip refused READ BINARY by short EF identifier: later files are selected first.
     var selectsByIdentifier = false
+    /// The most response data one answer brings through the reader (256 unless it says less).
+    var readerResponseData = 256
 }
 
 /// A plain 6700 to an extended-length command under secure messaging: the card's runtime

@@ -177,6 +177,7 @@ public final class PassportReader {
         let startCount = channel.apduCount
         let control = AccessControl(channel: channel, access: access, events: events,
                                     random: random, pacePrivateKeys: pacePrivateKeys)
+        control.learned.readerResponseData = channel.transport.readerMaxResponseData ?? 256
         let session = try ReadSession(opening: control, cardAccess: try control.readCardAccess())
         session.resumeWait = resumeWait
         try session.authenticateChipByPACEMapping()

@@ -89,3 +89,17 @@ import TestSupport
         #expect(hex(generator.suffix(8)) == "EC25D4E0BBAA16C2")
     }
 }
+
+/// The largest protected read a response can carry, for a reader that brings whole short
+/// answers and for libnfc's ACR122 drivers (248 bytes of data per answer).
+@Suite struct ProtectedReadSizes {
+    @Test func readSizesFollowTheReadersLimit() {
+        let des = SessionKeys(suite: .tripleDES, encryptionKey: [UInt8](repeating: 1, count: 16), macKey: [UInt8](repeating: 2, count: 16))
+        let aes = SessionKeys(suite: .aes, encryptionKey: [UInt8](repeating: 1, count: 16), macKey: [UInt8](repeating: 2, count: 16))
+        #expect(des.maxShortResponsePlaintext == 231 && aes.maxShortResponsePlaintext == 223)
+        // 3DES: 223 bytes pad to 224; DO'87' 228 + DO'99' 4 + DO'8E' 10 = 242 ≤ 248; 231 would need 250.
+        #expect(des.maxShortResponsePlaintext(responseData: 248) == 223)
+        #expect(aes.maxShortResponsePlaintext(responseData: 248) == 223)
+        #expect(des.maxShortResponsePlaintext(responseData: 1000) == 231)
+    }
+}

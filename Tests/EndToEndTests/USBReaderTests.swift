@@ -116,6 +116,83 @@ final class USBReaderTests {
         #expect(r.status == 0, "\(r.stderr)")
     }
 
+    // MARK: libnfc's USB drivers (libusb-0.1), the shim loaded into passport itself
+
+    /// Starts `model` for libnfc and gives the environment a libnfc client needs.
+    func startForLibNFC(_ model: String, _ dump: URL = USBReaderTests.passport, _ options: [String] = []) throws -> [String: String] {
+        let r = try Harness.run(Harness.virtualPassportScript, ["start", dump.path, "--usb", model, "--no-pcscd"] + options, timeout: 90)
+        try #require(r.status == 0, "virtual-passport start --usb \(model) --no-pcscd failed: \(r.stderr)")
+        var environment: [String: String] = [:]
+        for line in r.stdout.split(separator: "\n") where line.hasPrefix("export ") {
+            let pair = line.dropFirst(7).split(separator: "=", maxSplits: 1)
+            if pair.count == 2 { environment[String(pair[0])] = String(pair[1]) }
+        }
+        try #require(environment["LD_PRELOAD"] != nil && environment["PASSPORT_USB_SOCKET"] != nil, "\(r.stdout)")
+        return environment
+    }
+
+    /// Driver, model, the device name libnfc gives it, whether extended APDUs pass.
+    static let libnfcPaths: [(driver: String, model: String, name: String, extended: Bool)] = [
+        ("pn53x_usb", "pn533", "SCM Micro / SCL3711-NFC&RW", true),
+        ("acr122_usb", "acr122u", "ACS / ACR122U PICC Interface", false),
+    ]
+
+    @Test(arguments: [0, 1])
+    func libnfcScans(index: Int) throws {
+        let (driver, model, name, extended) = Self.libnfcPaths[index]
+        let environment = try startForLibNFC(model)
+        let listed = try Harness.passport(["readers", "--json"], environment: environment)
+        let names = (listed.json?["readers"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+        #expect(names.contains { $0.hasPrefix(driver) }, "\(names)")
+        let out = work.appendingPathComponent("libnfc-\(model)")
+        let r = try Harness.passport(["scan", "--json", "--nfc", driver, "--out", out.path] + Self.key, environment: environment, timeout: 90)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.json?["reader"] as? String == name)
+        #expect(r.json?["extended_length"] as? Bool == extended)
+        try expectSame(out, as: Self.passport)
+        print("libnfc × \(driver): BAC \(r.json?["apdus"] ?? "?") APDUs, \(String(format: "%.2f", r.seconds)) s wall")
+
+        let paceEnvironment = try startForLibNFC(model, Self.pace, ["--pace", "--mapping", "cam"])
+        let paceOut = work.appendingPathComponent("libnfc-pace-\(model)")
+        let p = try Harness.passport(["scan", "--json", "--nfc", driver, "--out", paceOut.path] + Self.key, environment: paceEnvironment, timeout: 90)
+        try #require(p.status == 0, "\(p.stderr)")
+        #expect((p.json?["access_protocol"] as? String)?.hasPrefix("PACE") == true)
+        try expectSame(paceOut, as: Self.pace)
+
+        // The document leaves mid-file and comes back.
+        let dropEnvironment = try startForLibNFC(model, Self.passport, ["--no-extended-length", "--drop-during", "DG2", "--return-after", "1"])
+        let resumed = work.appendingPathComponent("libnfc-resumed-\(model)")
+        let d = try Harness.passport(["scan", "--json", "--nfc", driver, "--out", resumed.path] + Self.key, environment: dropEnvironment, timeout: 90)
+        try #require(d.status == 0, "\(d.stderr)")
+        #expect(d.stderr.contains("Read interrupted at DG2"), "\(d.stderr)")
+        try expectSame(resumed, as: Self.passport)
+    }
+
+    /// The reader is unplugged mid-read under libnfc: exit 1, nothing saved; back, it reads again.
+    @Test(arguments: [0, 1])
+    func libnfcReaderUnplugged(index: Int) throws {
+        let (driver, model, _, _) = Self.libnfcPaths[index]
+        let environment = try startForLibNFC(model, Self.passport, ["--no-extended-length", "--fault", "slow:0.05@DG2/any:always"])
+        let out = work.appendingPathComponent("libnfc-unplugged-\(model)")
+        let scanning = try BackgroundProcess(Harness.passportExecutable.path, ["scan", "--json", "--nfc", driver, "--out", out.path] + Self.key,
+                                             folder: work, name: "libnfc-unplugged-\(model)", environment: environment)
+        let deadline = Date().addingTimeInterval(30)
+        while !scanning.stderr.contains("Read DG1") && Date() < deadline { usleep(50_000) }
+        try usb("unplug")
+        var status: Int32 = 0
+        while waitpid(scanning.pid, &status, WNOHANG) == 0 && Date() < deadline.addingTimeInterval(30) { usleep(50_000) }
+        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        #expect(exit == 1, "\(scanning.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        let error = (try? JSONSerialization.jsonObject(with: Data(scanning.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "reader_removed", "\(scanning.stdout)")
+        try usb("plug")
+        let again = work.appendingPathComponent("libnfc-replugged-\(model)")
+        let r = try Harness.passport(["scan", "--json", "--nfc", driver, "--out", again.path, "--timeout", "10"] + Self.key,
+                                     environment: environment, timeout: 90)
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
     /// A reader with no document: the scan waits --timeout and says so.
     @Test func noDocumentOnTheReader() throws {
         let (model, reader, _) = Self.models[0]

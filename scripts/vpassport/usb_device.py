@@ -7,7 +7,11 @@ and libccid's reader list; no driver code is copied):
   ccid-extended  Identiv uTrust 3700 F (04e6:5790): CCID, extended APDU exchange level, messages
                  of at most 271 bytes (longer APDUs and answers travel in chained blocks,
                  wLevelParameter / bChainParameter), an interrupt endpoint for card movements.
-  acr122u        ACS ACR122U (072f:2200) as libccid drives it: CCID, short APDU exchange level.
+  acr122u        ACS ACR122U (072f:2200): CCID, short APDU exchange level, for libccid; and the
+                 PN532 behind it for libnfc's acr122_usb driver, reached by the ACR122U's pseudo
+                 APDUs (FF 00 00 00 Lc D4…: "direct transmit", ACR122U API manual) in XfrBlock.
+  pn533          SCM SCL3711 (04e6:5591): a PN533 on vendor-specific bulk endpoints (0x04 out,
+                 0x84 in), PN53x frames as on a UART, for libnfc's pn53x_usb driver.
 
 The reader builds the contactless card's ATR as PC/SC part 3 says: 3B 8n 80 01, the chip's
 historical bytes, TCK. A card that drops (the virtual passport's --drop-during or a fault) makes
@@ -21,7 +25,7 @@ import struct
 import threading
 
 from .chip import CardDropped
-from .pn532 import historical_bytes
+from .pn532 import ACK_FRAME, TFI_HOST, Pn532, historical_bytes
 
 log = logging.getLogger("vpassport.usb")
 
@@ -33,10 +37,12 @@ BULK_OUT, BULK_IN, INTERRUPT_IN = 0x02, 0x82, 0x83
 
 
 class Model:
-    def __init__(self, name, vendor, product, manufacturer, product_name, serial, features, max_message, firmware=0x0100):
+    def __init__(self, name, vendor, product, manufacturer, product_name, serial, features, max_message, firmware=0x0100,
+                 ccid=True):
         self.name, self.vendor, self.product, self.firmware = name, vendor, product, firmware
         self.manufacturer, self.product_name, self.serial = manufacturer, product_name, serial
         self.features, self.max_message = features, max_message
+        self.ccid = ccid
 
     @property
     def extended(self):
@@ -53,6 +59,8 @@ MODELS = {
     # common ACR122U214 reports 2.14.
     "acr122u": Model("acr122u", 0x072F, 0x2200, "ACS", "ACR122U PICC Interface", None,
                      0x000200BE, 271, firmware=0x0214),
+    "pn533": Model("pn533", 0x04E6, 0x5591, "SCM Micro", "SCL3711-NFC&RW", None, 0, 0, firmware=0x0100,
+                   ccid=False),
 }
 
 
@@ -63,13 +71,20 @@ def ccid_class_descriptor(model):
                        0, 0, model.features, model.max_message, 0xFF, 0xFF, 0, 0, 1)
 
 
+PN533_OUT, PN533_IN = 0x04, 0x84
+
+
 def descriptors(model):
     device = struct.pack("<BBHBBBBHHHBBBB", 18, 1, 0x0200, 0, 0, 0, 64, model.vendor, model.product,
                          model.firmware, 1, 2, 3 if model.serial else 0, 1)
-    interface = struct.pack("<BBBBBBBBB", 9, 4, 0, 0, 3, 0x0B, 0, 0, 0)
-    endpoints = struct.pack("<BBBBHB", 7, 5, BULK_OUT, 2, 64, 0) + struct.pack("<BBBBHB", 7, 5, BULK_IN, 2, 64, 0) + \
-        struct.pack("<BBBBHB", 7, 5, INTERRUPT_IN, 3, 8, 16)
-    body = interface + ccid_class_descriptor(model) + endpoints
+    if model.ccid:
+        interface = struct.pack("<BBBBBBBBB", 9, 4, 0, 0, 3, 0x0B, 0, 0, 0)
+        endpoints = struct.pack("<BBBBHB", 7, 5, BULK_OUT, 2, 64, 0) + struct.pack("<BBBBHB", 7, 5, BULK_IN, 2, 64, 0) + \
+            struct.pack("<BBBBHB", 7, 5, INTERRUPT_IN, 3, 8, 16)
+        body = interface + ccid_class_descriptor(model) + endpoints
+    else:                                   # vendor-specific: two bulk endpoints
+        interface = struct.pack("<BBBBBBBBB", 9, 4, 0, 0, 2, 0xFF, 0xFF, 0xFF, 0)
+        body = interface + struct.pack("<BBBBHB", 7, 5, PN533_IN, 2, 64, 0) + struct.pack("<BBBBHB", 7, 5, PN533_OUT, 2, 64, 0)
     config = struct.pack("<BBHBBBBB", 9, 2, 9 + len(body), 1, 1, 0, 0x80, 50) + body
     strings = [(1, model.manufacturer), (2, model.product_name)] + ([(3, model.serial)] if model.serial else [])
     blob = bytes([1, 5]) + device + struct.pack("<H", len(config)) + config + bytes([len(strings)])
@@ -90,7 +105,7 @@ class CCIDReader:
         self.condition = threading.Condition()
         self.command = b""              # a command APDU arriving in chained blocks
         self.pending = b""              # an answer still to be given in chained blocks
-        self.plugged = True
+        self.generation = 0             # counts unplugs: an answer to an earlier one is lost
 
     # --- the chip -------------------------------------------------------------------------
     def atr(self):
@@ -107,6 +122,9 @@ class CCIDReader:
                 log.info("card left the field (%s)", reason)
                 self.present, self.powered, self.changed = False, False, True
                 self.condition.notify_all()
+        if hasattr(self, "pn532") and self.pn532.card_present:
+            self.pn532.card_gone(reason)        # the field of the PN532 that libnfc drives
+            return
         if self.on_card_gone:
             self.on_card_gone(reason)
         back = getattr(self.chip, "return_after", None)
@@ -161,6 +179,8 @@ class CCIDReader:
         return self.reply(0x81, sequence, failed=True, error=0x00)   # CMD_NOT_SUPPORTED
 
     def transfer(self, sequence, data, level):
+        if self.model.name == "acr122u" and data[:1] == b"\xFF" and level == 0:
+            return self.reply(0x80, sequence, self.pseudo_apdu(data))
         if not (self.present and self.powered):
             return self.reply(0x80, sequence, failed=True, error=0xFE)
         room = self.model.max_message - 10
@@ -185,6 +205,40 @@ class CCIDReader:
         self.pending = answer
         return self.next_block(sequence, room, first=True)
 
+    def power_cycle(self):
+        """Unplugged: whatever the device held (answers not yet read, the card's power) is lost."""
+        with self.condition:
+            self.generation += 1
+            self.answers, self.command, self.pending = [], b"", b""
+            self.powered, self.changed = False, True
+        if hasattr(self, "pn532"):
+            del self.pn532
+
+    def pseudo_apdu(self, apdu):
+        """The ACR122U's own commands (class FF): direct transmit to its PN532, which drives the
+        card itself (libnfc's acr122_usb); the firmware version; the rest (LED, buzzer, PICC
+        parameters) accepted."""
+        if apdu[1:4] == b"\x00\x00\x00" and len(apdu) > 5 and apdu[5] == TFI_HOST:
+            answer = self.pn532_answer(apdu[5:5 + apdu[4]])
+            # The reader's answer (with its status word) has a one-byte length: a longer PN532
+            # answer fails (63 00).
+            return answer + b"\x90\x00" if len(answer) + 2 <= 255 else b"\x63\x00"
+        if apdu[1:3] == b"\x00\x48":
+            return b"ACR122U214"
+        return b"\x90\x00"
+
+    def pn532_answer(self, tama):
+        """`tama` (D4 CMD …) as a frame to the PN532; its answer's TFI and data (D5 CMD+1 …)."""
+        if not hasattr(self, "pn532"):
+            self.pn532 = Pn532(self.chip, on_card_gone=self.on_card_gone)
+            self.pn532.power = "normal"
+        n = len(tama)
+        frame = b"\x00\x00\xff" + bytes([n, (-n) & 0xFF]) + tama + bytes([(-sum(tama)) & 0xFF, 0])
+        for answer in split_frames(self.pn532.feed(frame)):
+            if answer != ACK_FRAME:
+                return frame_data(answer)
+        return b""
+
     def next_block(self, sequence, room, first=False):
         block, self.pending = self.pending[:room], self.pending[room:]
         chain = (0x01 if first else 0x03) if self.pending else 0x02
@@ -192,10 +246,12 @@ class CCIDReader:
 
     # --- endpoints --------------------------------------------------------------------------
     def bulk_out(self, data):
+        generation = self.generation
         answer = self.handle(data)
         if answer is not None:
             with self.condition:
-                self.answers.append(answer)
+                if generation == self.generation:   # not unplugged while it was answered
+                    self.answers.append(answer)
                 self.condition.notify_all()
         return len(data)
 
@@ -211,6 +267,94 @@ class CCIDReader:
                 return LIBUSB_ERROR_TIMEOUT, b""
             self.changed = False
             return 0, bytes([0x50, 0x02 | (1 if self.present else 0)])   # RDR_to_PC_NotifySlotChange
+
+
+def split_frames(data):
+    """PN53x frames one after the other (ACK, normal, extended) as separate USB packets."""
+    frames, at = [], 0
+    while at + 6 <= len(data):
+        start = data.find(b"\x00\xff", at)
+        if start < 0:
+            break
+        if data[start + 2:start + 4] in (b"\x00\xff", b"\xff\x00"):     # ACK, NACK: 00 00 FF 00 FF 00
+            end = start + 4
+        elif data[start + 2:start + 4] == b"\xff\xff":                   # extended frame
+            n = int.from_bytes(data[start + 4:start + 6], "big")
+            end = start + 7 + n + 1
+        else:
+            end = start + 4 + data[start + 2] + 1
+        frames.append(data[max(start - 1, at):end + 1])
+        at = end + 1
+    return frames
+
+
+def frame_data(frame):
+    """TFI and data of a normal or extended information frame."""
+    start = frame.find(b"\x00\xff")
+    if frame[start + 2:start + 4] == b"\xff\xff":
+        n = int.from_bytes(frame[start + 4:start + 6], "big")
+        return frame[start + 7:start + 7 + n]
+    return frame[start + 4:start + 4 + frame[start + 2]]
+
+
+class Pn533(Pn532):
+    """The PN532 emulation answering as a PN533 (v2.7): the chip behind an SCL3711."""
+
+    def _cmd_02(self, p):               # GetFirmwareVersion: PN533 v2.7, ISO 14443 A and B, DEP
+        return bytes([0x33, 0x02, 0x07, 0x07])
+
+    # A PN533 puts a status byte (00: success) before the answer of ReadRegister and
+    # WriteRegister, where a PN532 has none (PN533 user manual; libnfc reads it so).
+    def _cmd_06(self, p):
+        return b"\x00" + super()._cmd_06(p)
+
+    def _cmd_08(self, p):
+        return b"\x00" + super()._cmd_08(p)
+
+
+class PN533Stick:
+    """A PN533 on bulk endpoints: each frame the host writes is answered by an ACK packet, then
+    the answer's packet (pn53x_usb reads them one by one)."""
+
+    def __init__(self, chip, model, on_card_gone=None):
+        self.model = model
+        self.pn533 = Pn533(chip, on_card_gone=on_card_gone)
+        self.pn533.power = "normal"
+        self.packets = []
+        self.condition = threading.Condition()
+        self.generation = 0
+
+    def card_gone(self, reason):
+        self.pn533.card_gone(reason)
+
+    def power_cycle(self):
+        """Unplugged: packets not yet read and the PN533's state are lost; it starts afresh."""
+        chip, on_card_gone = self.pn533.chip, self.pn533.on_card_gone
+        with self.condition:
+            self.generation += 1
+            self.packets = []
+            self.pn533 = Pn533(chip, on_card_gone=on_card_gone)
+            self.pn533.power = "normal"
+
+    def bulk_out(self, data):
+        generation = self.generation
+        answer = self.pn533.feed(data)
+        with self.condition:
+            if data == ACK_FRAME:       # the host aborts: an answer it never read is dropped
+                self.packets = []
+            if generation == self.generation:
+                self.packets += split_frames(answer)
+            self.condition.notify_all()
+        return len(data)
+
+    def bulk_in(self, timeout_ms):
+        with self.condition:
+            if not self.condition.wait_for(lambda: self.packets, timeout=timeout_ms / 1000 if timeout_ms else None):
+                return LIBUSB_ERROR_TIMEOUT, b""
+            return 0, self.packets.pop(0)
+
+    def interrupt_in(self, timeout_ms):
+        return LIBUSB_ERROR_TIMEOUT, b""
 
 
 class USBServer:
@@ -233,6 +377,7 @@ class USBServer:
 
     def unplug(self):
         log.info("USB device unplugged")
+        self.device.power_cycle()
         listener, self.listener = self.listener, None
         if listener:
             listener.close()

@@ -4,14 +4,17 @@ by Debian's own reader driver (libccid in pcscd) through scripts/vpassport/usbsh
   start DUMP_DIR --usb MODEL [chip options]
         (re)start: builds the shim if needed, starts the emulated device, writes
         /etc/reader.conf.d/passport-usb-emulated (libccid, DEVICENAME usb:VID/PID), restarts pcscd
-        with the shim preloaded, waits for the reader and the card, prints the reader name last
+        with the shim preloaded, waits for the reader and the card; prints the environment a
+        libnfc client needs (`export LD_PRELOAD=…`, `export PASSPORT_USB_SOCKET=…`) and, for the
+        CCID models, `# reader: NAME`. pn533, and any model with --no-pcscd, is left to libnfc.
   eject     the card leaves the field; the reader stays
   unplug    the reader leaves the USB bus (the driver's own error path); `plug` brings it back
   stop      stop the device and our pcscd, remove the reader.conf.d entry; idempotent
   status    exit 0 if the device runs with a card in its field
   serve …   the process start runs in the background
 
-MODEL: ccid-extended (Identiv uTrust 3700 F, extended APDUs) or acr122u (short APDUs).
+MODEL: ccid-extended (Identiv uTrust 3700 F, extended APDUs), acr122u (short APDUs; its PN532
+for libnfc's acr122_usb with --no-pcscd) or pn533 (SCM SCL3711, libnfc's pn53x_usb).
 Chip options are those of `python3 -m vpassport serve`; the chip is built by that code.
 State: ${VIRTUAL_PASSPORT_STATE:-/tmp/virtual-passport}-usb.
 """
@@ -72,9 +75,12 @@ def kill(pid_file, marker):
 
 
 def build_shim():
-    """The shim, compiled once per source change with the system's C compiler."""
-    target = path("libusb_shim.so")
-    if os.path.exists(target) and os.path.getmtime(target) >= os.path.getmtime(SHIM_SOURCE):
+    """The shim, compiled once per source (its hash names the library: another checkout's
+    shim in the same state folder is never taken for this one) with the system's C compiler."""
+    import hashlib
+    digest = hashlib.sha256(open(SHIM_SOURCE, "rb").read()).hexdigest()[:12]
+    target = path("libusb_shim-%s.so" % digest)
+    if os.path.exists(target):
         return target
     compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not compiler:
@@ -109,9 +115,13 @@ def readers():
 
 def cmd_start(argv):
     from .usb_device import MODELS
-    model, rest = None, []
+    model, rest, with_pcscd = None, [], True
     i = 0
     while i < len(argv):
+        if argv[i] == "--no-pcscd":
+            with_pcscd = False
+            i += 1
+            continue
         if argv[i] == "--usb":
             if i + 1 >= len(argv):
                 die("--usb needs a model: %s" % ", ".join(MODELS))
@@ -144,6 +154,13 @@ def cmd_start(argv):
         f.write("%d\n" % device.pid)
     wait_for(lambda: os.path.exists(path("device.ready")), device, "the emulated device")
     spec = MODELS[model]
+    environment = "export LD_PRELOAD=%s\nexport PASSPORT_USB_SOCKET=%s" % (shim, socket_path)
+    if not spec.ccid or not with_pcscd:
+        # A libnfc client loads the shim itself: nothing for pcscd (which would hold the reader).
+        with open(path("device.info"), "w") as f:
+            f.write("model=%s\nreader=libnfc\noptions=%s\n" % (model, " ".join(rest)))
+        print(environment)
+        return 0
     friendly = driver_name(spec)
     with open(READER_CONF, "w") as f:
         f.write("# Written by scripts/virtual-passport --usb (tests only); removed by stop.\n"
@@ -159,7 +176,8 @@ def cmd_start(argv):
     name = next(r for r in readers() if r.startswith(friendly))
     with open(path("device.info"), "w") as f:
         f.write("model=%s\nreader=%s\noptions=%s\n" % (model, name, " ".join(rest)))
-    print(name)
+    print(environment)
+    print("# reader: %s" % name)
     return 0
 
 
@@ -251,7 +269,7 @@ def cmd_serve(argv):
         i += 1
     from . import vicc
     from . import __main__ as vp_main
-    from .usb_device import MODELS, CCIDReader, USBServer
+    from .usb_device import MODELS, CCIDReader, PN533Stick, USBServer
 
     gone_file = os.path.join(own["--state"], "card.gone")
 
@@ -264,7 +282,8 @@ def cmd_serve(argv):
             f.write(reason + "\n")
 
     def serve_usb(chip, sock, *args, **kwargs):
-        reader = CCIDReader(chip, MODELS[own["--model"]], on_card_gone=on_card_gone)
+        model = MODELS[own["--model"]]
+        reader = (CCIDReader if model.ccid else PN533Stick)(chip, model, on_card_gone=on_card_gone)
         server = USBServer(reader, own["--socket"], ready_file=os.path.join(own["--state"], "device.ready"))
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         signal.signal(signal.SIGUSR1, lambda *_: reader.card_gone("ejected"))

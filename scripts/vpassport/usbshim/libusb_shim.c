@@ -389,3 +389,103 @@ int libusb_handle_events_completed(libusb_context *context, int *completed) {
     }
     return 0;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * The libusb-0.1 API, which Debian's libnfc6 drivers (acr122_usb, pn53x_usb) call: the same
+ * device and the same transfers. The bus list holds one bus ("001") with the device when it is
+ * plugged in; a bulk read that times out gives -ETIMEDOUT, an unplugged device -ENODEV.
+ * ------------------------------------------------------------------------------------------ */
+#include <usb.h>
+
+static struct usb_bus legacy_bus;
+static struct usb_device legacy_device;
+static struct usb_config_descriptor legacy_config;
+static struct usb_interface legacy_interface;
+static struct usb_interface_descriptor legacy_setting;
+static struct usb_endpoint_descriptor legacy_endpoints[8];
+struct usb_dev_handle { struct usb_device *device; };
+
+void usb_init(void) {}
+
+int usb_find_busses(void) {
+    strcpy(legacy_bus.dirname, "001");
+    return 1;
+}
+
+/* The device as libusb-0.1 shows it: descriptor and configuration filled from the emulator. */
+int usb_find_devices(void) {
+    legacy_bus.devices = NULL;
+    if (describe() != 0) return 0;
+    struct libusb_device_descriptor d;
+    libusb_get_device_descriptor(&the_device, &d);
+    struct usb_device *device = &legacy_device;
+    memset(device, 0, sizeof *device);
+    snprintf(device->filename, sizeof device->filename, "%03u", the_device.address);
+    device->bus = &legacy_bus;
+    device->devnum = the_device.address;
+    memcpy(&device->descriptor, &d, sizeof device->descriptor);
+    struct libusb_config_descriptor *config = NULL;
+    libusb_get_active_config_descriptor(&the_device, &config);
+    const struct libusb_interface_descriptor *setting = &config->interface->altsetting[0];
+    legacy_config = (struct usb_config_descriptor){ config->bLength, config->bDescriptorType, config->wTotalLength, 1,
+                                                    config->bConfigurationValue, config->iConfiguration, config->bmAttributes,
+                                                    config->MaxPower, &legacy_interface, NULL, 0 };
+    legacy_interface = (struct usb_interface){ &legacy_setting, 1 };
+    legacy_setting = (struct usb_interface_descriptor){ setting->bLength, setting->bDescriptorType, setting->bInterfaceNumber,
+                                                        setting->bAlternateSetting, setting->bNumEndpoints, setting->bInterfaceClass,
+                                                        setting->bInterfaceSubClass, setting->bInterfaceProtocol, setting->iInterface,
+                                                        legacy_endpoints, NULL, 0 };
+    for (int i = 0; i < setting->bNumEndpoints && i < 8; i++) {
+        const struct libusb_endpoint_descriptor *e = &setting->endpoint[i];
+        legacy_endpoints[i] = (struct usb_endpoint_descriptor){ e->bLength, e->bDescriptorType, e->bEndpointAddress, e->bmAttributes,
+                                                                e->wMaxPacketSize, e->bInterval, 0, 0, NULL, 0 };
+    }
+    libusb_free_config_descriptor(config);
+    device->config = &legacy_config;
+    legacy_bus.devices = device;
+    return 1;
+}
+
+struct usb_bus *usb_get_busses(void) { return &legacy_bus; }
+
+usb_dev_handle *usb_open(struct usb_device *device) {
+    usb_dev_handle *handle = calloc(1, sizeof *handle);
+    handle->device = device;
+    return handle;
+}
+
+int usb_close(usb_dev_handle *handle) { free(handle); return 0; }
+int usb_set_configuration(usb_dev_handle *handle, int configuration) { (void)handle; (void)configuration; return 0; }
+int usb_claim_interface(usb_dev_handle *handle, int number) { (void)handle; (void)number; return 0; }
+int usb_release_interface(usb_dev_handle *handle, int number) { (void)handle; (void)number; return 0; }
+int usb_set_altinterface(usb_dev_handle *handle, int setting) { (void)handle; (void)setting; return 0; }
+int usb_reset(usb_dev_handle *handle) { (void)handle; return 0; }
+
+int usb_get_string_simple(usb_dev_handle *handle, int index, char *buffer, size_t length) {
+    (void)handle;
+    if (index <= 0 || index >= 8 || the_device.strings[index][0] == 0 || length == 0) return -EPIPE;
+    snprintf(buffer, length, "%s", the_device.strings[index]);
+    return (int)strlen(buffer);
+}
+
+static int legacy_status(int status) {
+    if (status == LIBUSB_ERROR_TIMEOUT) return -ETIMEDOUT;
+    if (status == LIBUSB_ERROR_NO_DEVICE) return -ENODEV;
+    return status < 0 ? -EIO : status;
+}
+
+int usb_bulk_write(usb_dev_handle *handle, int endpoint, const char *bytes, int size, int timeout) {
+    (void)handle;
+    int moved = 0;
+    int status = exchange(BULK, (unsigned char)endpoint, (unsigned char *)bytes, size, &moved, (unsigned)timeout);
+    return status < 0 ? legacy_status(status) : moved;
+}
+
+int usb_bulk_read(usb_dev_handle *handle, int endpoint, char *bytes, int size, int timeout) {
+    (void)handle;
+    int moved = 0;
+    int status = exchange(BULK, (unsigned char)(endpoint | 0x80), (unsigned char *)bytes, size, &moved, (unsigned)timeout);
+    return status < 0 ? legacy_status(status) : moved;
+}
+
+char *usb_strerror(void) { return "emulated USB device error"; }
