@@ -193,6 +193,20 @@ final class USBReaderTests {
         #expect(r.status == 0, "\(r.stderr)")
     }
 
+    /// No document on a libnfc USB reader: the scan polls for --timeout and says so.
+    @Test(arguments: [0, 1])
+    func libnfcNoDocument(index: Int) throws {
+        let (driver, model, _, _) = Self.libnfcPaths[index]
+        let environment = try startForLibNFC(model)
+        try usb("eject")
+        let started = Date()
+        let r = try Harness.passport(["scan", "--json", "--nfc", driver, "--timeout", "2", "--out", work.appendingPathComponent("none-\(model)").path] + Self.key,
+                                     environment: environment, timeout: 60)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "no_card", "\(r.stdout)")
+        #expect(Date().timeIntervalSince(started) >= 2)
+    }
+
     /// A reader with no document: the scan waits --timeout and says so.
     @Test func noDocumentOnTheReader() throws {
         let (model, reader, _) = Self.models[0]

@@ -232,6 +232,7 @@ class CCIDReader:
         if not hasattr(self, "pn532"):
             self.pn532 = Pn532(self.chip, on_card_gone=self.on_card_gone)
             self.pn532.power = "normal"
+            self.pn532.card_present = self.present     # an ejected card is not in its field either
         n = len(tama)
         frame = b"\x00\x00\xff" + bytes([n, (-n) & 0xFF]) + tama + bytes([(-sum(tama)) & 0xFF, 0])
         for answer in split_frames(self.pn532.feed(frame)):
