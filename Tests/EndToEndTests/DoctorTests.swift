@@ -53,6 +53,19 @@ final class DoctorTests {
         #expect(find(checks, area: "readers", name: "readers")?["status"] as? String == "fail")
     }
 
+    /// pcscd really stopped (not only its socket hidden): both pcscd checks fail with their fixes.
+    @Test func pcscdStopped() throws {
+        _ = try Harness.run(URL(fileURLWithPath: "/usr/bin/pkill"), ["-x", "pcscd"], timeout: 30)
+        let deadline = Date().addingTimeInterval(10)
+        while try Harness.run(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-x", "pcscd"], timeout: 30).status == 0 && Date() < deadline { usleep(50_000) }
+        defer { try? Harness.startVirtualPassport(TestPaths.fixtures.appendingPathComponent("passport")) }  // pcscd back for the next tests
+        let (r, checks) = try doctor()
+        #expect(r.status == 1)
+        let running = try #require(find(checks, area: "pcsc", name: "pcscd running"))
+        #expect(running["status"] as? String == "fail" && (running["fix"] as? String)?.contains("pcscd") == true, "\(running)")
+        #expect(find(checks, area: "pcsc", name: "PC/SC service")?["status"] as? String == "fail")
+    }
+
     @Test func aCardThatIsNotAPassportIsNamed() throws {
         let card = try BackgroundProcess("/usr/bin/python3", ["-m", "vpassport.other_card", "iso7816"], folder: work, name: "iso7816",
                                          environment: ["PYTHONPATH": TestPaths.projectRoot.appendingPathComponent("scripts").path])
