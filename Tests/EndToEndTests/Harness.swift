@@ -168,6 +168,21 @@ final class BackgroundProcess: @unchecked Sendable {
         return true
     }
 
+    /// Waits up to `seconds` for the process to end: its exit status (128 + the signal when one
+    /// ended it), or nil while it still runs.
+    func waitForExit(seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid {
+                stopped = true
+                return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            }
+            usleep(50_000)
+        }
+        return nil
+    }
+
     func stop() {
         guard !stopped else { return }
         stopped = true

@@ -36,12 +36,10 @@ final class ScanWatchTests {
     }
 
     /// SIGINT, as Ctrl-C sends it; the exit status once it has ended.
-    func interrupt(_ process: BackgroundProcess) -> Int32 {
+    func interrupt(_ process: BackgroundProcess) -> Int32? {
         kill(process.pid, SIGINT)
-        var status: Int32 = 0
-        for _ in 0..<200 where waitpid(process.pid, &status, WNOHANG) == 0 { usleep(50_000) }
-        process.stop()
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        defer { process.stop() }
+        return process.waitForExit(seconds: 10)
     }
 
     func present(_ dump: URL, _ options: [String] = [], slot: Int = 0) throws {

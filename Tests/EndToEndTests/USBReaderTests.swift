@@ -40,6 +40,14 @@ final class USBReaderTests {
         try Harness.passport(["scan", "--json", "--reader", reader, "--out", out.path] + Self.key + extra, timeout: 90)
     }
 
+    /// Unplugs the reader once the scan is inside DG2; the scan's exit status.
+    func unplugMidRead(_ scanning: BackgroundProcess) throws -> Int32? {
+        let deadline = Date().addingTimeInterval(30)
+        while !scanning.stderr.contains("Read DG1") && Date() < deadline { usleep(50_000) }
+        try usb("unplug")
+        return scanning.waitForExit(seconds: 30)
+    }
+
     func expectSame(_ dump: URL, as source: URL) throws {
         let read = try DumpFolder(reading: dump)
         let original = try DumpFolder(reading: source)
@@ -96,13 +104,7 @@ final class USBReaderTests {
         let out = work.appendingPathComponent("unplugged-\(model)")
         let scanning = try BackgroundProcess(Harness.passportExecutable.path, ["scan", "--json", "--reader", reader, "--out", out.path] + Self.key,
                                              folder: work, name: "unplugged-\(model)")
-        let deadline = Date().addingTimeInterval(30)
-        while !scanning.stderr.contains("Read DG1") && Date() < deadline { usleep(50_000) }
-        try usb("unplug")
-        var status: Int32 = 0
-        while waitpid(scanning.pid, &status, WNOHANG) == 0 && Date() < deadline.addingTimeInterval(30) { usleep(50_000) }
-        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        #expect(exit == 1, "\(scanning.stderr)")
+        #expect(try unplugMidRead(scanning) == 1, "\(scanning.stderr)")
         let error = try #require((try? JSONSerialization.jsonObject(with: Data(scanning.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any],
                                  "\(scanning.stdout)")
         #expect(error["code"] as? String == "reader_removed")
@@ -176,13 +178,7 @@ final class USBReaderTests {
         let out = work.appendingPathComponent("libnfc-unplugged-\(model)")
         let scanning = try BackgroundProcess(Harness.passportExecutable.path, ["scan", "--json", "--nfc", driver, "--out", out.path] + Self.key,
                                              folder: work, name: "libnfc-unplugged-\(model)", environment: environment)
-        let deadline = Date().addingTimeInterval(30)
-        while !scanning.stderr.contains("Read DG1") && Date() < deadline { usleep(50_000) }
-        try usb("unplug")
-        var status: Int32 = 0
-        while waitpid(scanning.pid, &status, WNOHANG) == 0 && Date() < deadline.addingTimeInterval(30) { usleep(50_000) }
-        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        #expect(exit == 1, "\(scanning.stderr)")
+        #expect(try unplugMidRead(scanning) == 1, "\(scanning.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
         let error = (try? JSONSerialization.jsonObject(with: Data(scanning.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
         #expect(error?["code"] as? String == "reader_removed", "\(scanning.stdout)")
