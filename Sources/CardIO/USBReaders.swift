@@ -16,15 +16,6 @@ public enum USBReaders {
         /// Whether pcscd's CCID driver (libccid) can drive it and whether libnfc can.
         public var speaksCCID: Bool { USBReaders.ccid.contains(usbID) }
         public var speaksLibNFC: Bool { USBReaders.libnfc.contains(usbID) }
-        public var advice: String? {
-            if !accessible {
-                return "\(model) at \(devicePath) is present but not accessible: install udev/60-passport-readers.rules (the Debian package puts it in /usr/lib/udev/rules.d; docs/reading.md) and add yourself to the plugdev group."
-            }
-            if let kernelDriver, kernelDriver.hasPrefix("pn533") {
-                return "\(model) is claimed by the kernel driver \(kernelDriver): install udev/blacklist-passport-nfc.conf to use it through libnfc."
-            }
-            return nil
-        }
     }
 
     static let known: [String: String] = [

@@ -4,6 +4,11 @@ import Foundation
 /// `passport doctor`: what stops a reader (or the rest of the toolkit) from working here, in the
 /// order a person would look, each with the exact fix. It changes nothing.
 public enum Doctor {
+    /// The known USB readers' checks alone (`passport readers` shows the ones not ok).
+    public static func usbReaders(_ environment: DoctorEnvironment, pcscReaders: [String]) -> [DoctorCheck] {
+        USBReaderChecks.checks(environment, pcscReaders: pcscReaders)
+    }
+
     public static func run(_ environment: DoctorEnvironment, keyStore: KeyStore, weakKeyFix: String) -> DoctorReport {
         var checks: [DoctorCheck] = []
         let (pcsc, readers) = SmartCardChecks.pcscd(environment)

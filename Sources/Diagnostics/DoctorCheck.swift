@@ -3,10 +3,8 @@ import PassportKit
 /// One finding of `passport doctor`: what was checked, what was seen and, when it is not ok,
 /// the exact fix (a command, a package, a file). Doctor never applies a fix.
 public struct DoctorCheck: Codable, Sendable, Equatable {
-    public enum Status: String, Codable, Sendable, Comparable {
+    public enum Status: String, Codable, Sendable {
         case ok, warn, fail
-        public static func < (a: Status, b: Status) -> Bool { a.rank < b.rank }
-        var rank: Int { self == .ok ? 0 : self == .warn ? 1 : 2 }
     }
 
     /// The group the check belongs to: pcsc, readers, usb, card, trust, keys, ocr, camera, versions.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Diagnostics
 import PassportCLI
 import CardIO
 import PassportKit
@@ -25,8 +26,10 @@ struct ReadersCommand: ParsableCommand {
         if let nfc = try? NFCContext() {
             for connstring in nfc.devices() { entries.append(.init(name: connstring, backend: "libnfc", cardPresent: nil)) }
         }
-        let usb = USBReaders.scan()
-        problems += usb.compactMap(\.advice)
+        // Known USB readers present but unusable, judged as `passport doctor` judges them.
+        let pcscNames = entries.filter { $0.backend == "pcsc" }.map(\.name)
+        problems += Doctor.usbReaders(.current(wantsNFC: false), pcscReaders: pcscNames).filter { $0.status != .ok }
+            .map { "\($0.name): \($0.seen)" + ($0.fix.map { ". Fix: \($0)" } ?? "") }
         if json {
             printJSON(ReadersReport(readers: entries, problems: problems))
             return

@@ -157,11 +157,13 @@ struct ScanCommand: ParsableCommand {
         }
     }
 
-    func defaultDumpName() -> String {
+    /// "passport-20261126-225930" (UTC), and with --watch "…-r1-0001" for reader 1's first document.
+    func defaultDumpName(reader: Int? = nil, sequence: Int = 0) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         formatter.timeZone = TimeZone(identifier: "UTC")
-        return "passport-\(formatter.string(from: Date()))"
+        let name = "passport-\(formatter.string(from: Date()))"
+        return reader.map { name + "-r\($0)-" + String(format: "%04d", sequence) } ?? name
     }
 
     func report(_ contents: ChipContents, dump: URL, verification: PassiveAuthenticationReport?, trust: TrustStore?) throws {
@@ -205,25 +207,32 @@ final class ProgressPrinter {
 
     func handle(_ event: ScanEvent) {
         guard enabled else { return }
-        switch event {
-        case .waitingForCard(let reader): line("Waiting for a passport on \(reader)…")
-        case .connected(let reader, let extended): line("Connected to \(reader)\(extended ? " (extended length)" : "")")
-        case .authenticating(let proto): line("Authenticating with \(proto)…")
-        case .authenticated: break
-        case .reading(let file, let read, let total):
+        if case .reading(let file, let read, let total) = event {
             if isTerminal { update("Reading \(file.name): \(read)/\(total) bytes") }
-        case .fileRead(let file, let bytes): line("Read \(file.name): \(bytes) bytes")
-        case .fileUnavailable(let file, let reason): line("Skipped \(file.name): \(reason)")
-        case .recovering(let file, let reason): line("Session lost while reading \(file.name) (\(reason)); re-establishing it and resuming")
-        case .paceFailed(let reason): line("PACE failed (\(reason)); trying BAC")
+        } else if let text = Self.describe(event) {
+            line(text)
+        }
+    }
+
+    /// The line an event prints (nil for those that print none: authenticated, file progress).
+    static func describe(_ event: ScanEvent) -> String? {
+        switch event {
+        case .waitingForCard(let reader): return "Waiting for a passport on \(reader)…"
+        case .connected(let reader, let extended): return "Connected to \(reader)\(extended ? " (extended length)" : "")"
+        case .authenticating(let proto): return "Authenticating with \(proto)…"
+        case .authenticated, .reading: return nil
+        case .fileRead(let file, let bytes): return "Read \(file.name): \(bytes) bytes"
+        case .fileUnavailable(let file, let reason): return "Skipped \(file.name): \(reason)"
+        case .recovering(let file, let reason): return "Session lost while reading \(file.name) (\(reason)); re-establishing it and resuming"
+        case .paceFailed(let reason): return "PACE failed (\(reason)); trying BAC"
         case .extendedLengthRefused(let file):
-            line("The card refused an extended-length command (plain 6700) while reading \(file.name); opening a new session and reading with short APDUs")
+            return "The card refused an extended-length command (plain 6700) while reading \(file.name); opening a new session and reading with short APDUs"
         case .interrupted(let file, let read, let wait):
-            line("Read interrupted at \(file.name) (\(read) bytes read), hold the passport steady on the reader (waiting up to \(formatted(wait)) s)")
+            return "Read interrupted at \(file.name) (\(read) bytes read), hold the passport steady on the reader (waiting up to \(formatted(wait)) s)"
         case .resumed(let file, let offset, let seconds):
-            line("The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)")
+            return "The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)"
         case .retryingChipAuthentication(let reason):
-            line("Chip authentication failed (\(reason)); opening a new session and trying it once more")
+            return "Chip authentication failed (\(reason)); opening a new session and trying it once more"
         }
     }
 

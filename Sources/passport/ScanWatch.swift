@@ -129,7 +129,7 @@ extension ScanCommand {
             do {
                 let verification = trust.map { PassiveAuthentication.verify(files: scanned.files, trust: $0) }
                 let contents = ChipAuthenticity.assess(scanned, trust: trust, verification: verification)
-                let destination = folder.appendingPathComponent(dumpName(reader: readerNumber, sequence: document.sequence))
+                let destination = folder.appendingPathComponent(defaultDumpName(reader: readerNumber, sequence: document.sequence))
                 try DumpWriter.write(contents, to: destination)
                 let report = ScanReport(contents: contents, dump: destination, details: DocumentDetails(files: contents.files),
                                         verification: verification, requirePACE: requirePace)
@@ -144,12 +144,6 @@ extension ScanCommand {
         }
     }
 
-    func dumpName(reader: Int, sequence: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return "passport-\(formatter.string(from: Date()))-r\(reader)-\(String(format: "%04d", sequence))"
-    }
 }
 
 /// What `--watch` prints, one document at a time even with several readers at once.
@@ -164,18 +158,15 @@ final class WatchOutput: @unchecked Sendable {
         prefixReaders = readers > 1
     }
 
+    /// At a desk only what needs the person: waiting, and what goes wrong in a read (the single
+    /// scan's own words); not each file.
     func progress(_ reader: String, _ event: ScanEvent) {
-        let text: String
         switch event {
-        case .waitingForCard: text = "Waiting for a document on \(reader)…"
-        case .interrupted(let file, let read, let wait):
-            text = "Read interrupted at \(file.name) (\(read) bytes), hold the document still (waiting up to \(formatted(wait)) s)"
-        case .resumed(let file, let offset, _): text = "The document is back; resuming \(file.name) at byte \(offset)"
-        case .recovering(let file, let reason): text = "Session lost while reading \(file.name) (\(reason)); resuming"
-        case .paceFailed(let reason): text = "PACE failed (\(reason)); trying BAC"
+        case .waitingForCard: say(reader, "Waiting for a document on \(reader)…")
+        case .interrupted, .resumed, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication:
+            if let text = ProgressPrinter.describe(event) { say(reader, text) }
         default: return
         }
-        say(reader, text)
     }
 
     func removeDocument(_ reader: String) {

@@ -42,6 +42,16 @@ final class ScanWatchTests {
         return process.waitForExit(seconds: 10)
     }
 
+    /// A watch about 1.5 s into reading the fixture, whose DG2 reads each take `secondsPerRead`.
+    func watchInsideDG2(secondsPerRead: Double) throws -> BackgroundProcess {
+        try present(Self.passport, ["--no-extended-length", "--fault", "slow:\(secondsPerRead)@DG2/any:always"])
+        let process = try watch(["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930", "--no-extended-length"])
+        let deadline = Date().addingTimeInterval(20)
+        while !process.stderr.contains("Waiting for a document") && Date() < deadline { usleep(50_000) }
+        usleep(1_500_000)
+        return process
+    }
+
     func present(_ dump: URL, _ options: [String] = [], slot: Int = 0) throws {
         let r = try Harness.run(Harness.virtualPassportScript, ["start", dump.path, "--slot", "\(slot)"] + options, timeout: 60)
         try #require(r.status == 0, "virtual-passport start failed: \(r.stderr)")
@@ -90,11 +100,7 @@ final class ScanWatchTests {
     /// Ctrl-C while a document is being read: nothing of it is saved (no dump, no partial folder),
     /// exit 0.
     @Test func ctrlCDuringAReadSavesNothing() throws {
-        try present(Self.passport, ["--no-extended-length", "--fault", "slow:0.2@DG2/any:always"])
-        let process = try watch(["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930", "--no-extended-length"])
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: work.appendingPathComponent("dumps").path) && Date() < deadline { usleep(50_000) }
-        usleep(1_500_000)  // into DG2, whose every chunk takes 0.2 s
+        let process = try watchInsideDG2(secondsPerRead: 0.2)
         #expect(interrupt(process) == 0, "\(process.stderr)")
         #expect(lines(process).isEmpty, "\(process.stdout)")
         let saved = (try? FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("dumps").path)) ?? []
@@ -105,11 +111,7 @@ final class ScanWatchTests {
 
     /// A second Ctrl-C does not wait for the read to stop: exit 130 at once.
     @Test func aSecondCtrlCLeavesAtOnce() throws {
-        try present(Self.passport, ["--no-extended-length", "--fault", "slow:3@DG2/any:always"])
-        let process = try watch(["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930", "--no-extended-length"])
-        let deadline = Date().addingTimeInterval(20)
-        while !process.stderr.contains("Waiting for a document") && Date() < deadline { usleep(50_000) }
-        usleep(1_500_000)  // inside a 3-second exchange
+        let process = try watchInsideDG2(secondsPerRead: 3)
         kill(process.pid, SIGINT)
         usleep(200_000)
         let started = Date()

@@ -30,10 +30,36 @@ from .pn532 import ACK_FRAME, TFI_HOST, Pn532, historical_bytes
 log = logging.getLogger("vpassport.usb")
 
 LIBUSB_ERROR_TIMEOUT = -7
-LIBUSB_ERROR_NO_DEVICE = -4
 LIBUSB_ERROR_PIPE = -9
 
 BULK_OUT, BULK_IN, INTERRUPT_IN = 0x02, 0x82, 0x83
+
+
+class InQueue:
+    """What a bulk IN endpoint gives, packet by packet. An unplug empties it and starts a new
+    generation: an answer to a request the unplug cut is dropped, not given to the next host."""
+
+    def __init__(self):
+        self.items, self.generation = [], 0
+        self.condition = threading.Condition()
+
+    def put(self, packets, generation):
+        with self.condition:
+            if generation == self.generation:
+                self.items += packets
+            self.condition.notify_all()
+
+    def clear(self, unplugged=False):
+        with self.condition:
+            self.items = []
+            if unplugged:
+                self.generation += 1
+
+    def take(self, timeout_ms):
+        with self.condition:
+            if not self.condition.wait_for(lambda: self.items, timeout=timeout_ms / 1000 if timeout_ms else None):
+                return LIBUSB_ERROR_TIMEOUT, b""
+            return 0, self.items.pop(0)
 
 
 class Model:
@@ -100,12 +126,11 @@ class CCIDReader:
     def __init__(self, chip, model, on_card_gone=None):
         self.chip, self.model, self.on_card_gone = chip, model, on_card_gone
         self.present, self.powered = True, False
-        self.answers = []
+        self.answers = InQueue()
         self.changed = True             # the host learns the slot's state first
         self.condition = threading.Condition()
         self.command = b""              # a command APDU arriving in chained blocks
         self.pending = b""              # an answer still to be given in chained blocks
-        self.generation = 0             # counts unplugs: an answer to an earlier one is lost
 
     # --- the chip -------------------------------------------------------------------------
     def atr(self):
@@ -152,7 +177,7 @@ class CCIDReader:
     def handle(self, message):
         if len(message) < 10:
             return None
-        kind, length, slot, sequence = message[0], struct.unpack("<I", message[1:5])[0], message[5], message[6]
+        kind, length, sequence = message[0], struct.unpack("<I", message[1:5])[0], message[6]
         data = message[10:10 + length]
         if kind == 0x62:                                      # PC_to_RDR_IccPowerOn
             if not self.present:
@@ -207,9 +232,9 @@ class CCIDReader:
 
     def power_cycle(self):
         """Unplugged: whatever the device held (answers not yet read, the card's power) is lost."""
+        self.answers.clear(unplugged=True)
         with self.condition:
-            self.generation += 1
-            self.answers, self.command, self.pending = [], b"", b""
+            self.command, self.pending = b"", b""
             self.powered, self.changed = False, True
         if hasattr(self, "pn532"):
             del self.pn532
@@ -247,20 +272,14 @@ class CCIDReader:
 
     # --- endpoints --------------------------------------------------------------------------
     def bulk_out(self, data):
-        generation = self.generation
+        generation = self.answers.generation
         answer = self.handle(data)
         if answer is not None:
-            with self.condition:
-                if generation == self.generation:   # not unplugged while it was answered
-                    self.answers.append(answer)
-                self.condition.notify_all()
+            self.answers.put([answer], generation)
         return len(data)
 
     def bulk_in(self, timeout_ms):
-        with self.condition:
-            if not self.condition.wait_for(lambda: self.answers, timeout=timeout_ms / 1000 if timeout_ms else None):
-                return LIBUSB_ERROR_TIMEOUT, b""
-            return 0, self.answers.pop(0)
+        return self.answers.take(timeout_ms)
 
     def interrupt_in(self, timeout_ms):
         with self.condition:
@@ -321,9 +340,7 @@ class PN533Stick:
         self.model = model
         self.pn533 = Pn533(chip, on_card_gone=on_card_gone)
         self.pn533.power = "normal"
-        self.packets = []
-        self.condition = threading.Condition()
-        self.generation = 0
+        self.packets = InQueue()
 
     def card_gone(self, reason):
         self.pn533.card_gone(reason)
@@ -331,28 +348,20 @@ class PN533Stick:
     def power_cycle(self):
         """Unplugged: packets not yet read and the PN533's state are lost; it starts afresh."""
         chip, on_card_gone = self.pn533.chip, self.pn533.on_card_gone
-        with self.condition:
-            self.generation += 1
-            self.packets = []
-            self.pn533 = Pn533(chip, on_card_gone=on_card_gone)
-            self.pn533.power = "normal"
+        self.packets.clear(unplugged=True)
+        self.pn533 = Pn533(chip, on_card_gone=on_card_gone)
+        self.pn533.power = "normal"
 
     def bulk_out(self, data):
-        generation = self.generation
+        generation = self.packets.generation
         answer = self.pn533.feed(data)
-        with self.condition:
-            if data == ACK_FRAME:       # the host aborts: an answer it never read is dropped
-                self.packets = []
-            if generation == self.generation:
-                self.packets += split_frames(answer)
-            self.condition.notify_all()
+        if data == ACK_FRAME:           # the host aborts: an answer it never read is dropped
+            self.packets.clear()
+        self.packets.put(split_frames(answer), generation)
         return len(data)
 
     def bulk_in(self, timeout_ms):
-        with self.condition:
-            if not self.condition.wait_for(lambda: self.packets, timeout=timeout_ms / 1000 if timeout_ms else None):
-                return LIBUSB_ERROR_TIMEOUT, b""
-            return 0, self.packets.pop(0)
+        return self.packets.take(timeout_ms)
 
     def interrupt_in(self, timeout_ms):
         return LIBUSB_ERROR_TIMEOUT, b""
@@ -418,6 +427,8 @@ class USBServer:
         except (EOFError, OSError):
             pass
         finally:
+            if sock in self.sockets:
+                self.sockets.remove(sock)
             sock.close()
 
     def request(self, op, endpoint, length, timeout, data):
@@ -429,9 +440,7 @@ class USBServer:
         if op == "I":
             status, answer = device.interrupt_in(timeout) if endpoint == INTERRUPT_IN else device.bulk_in(timeout)
             return (len(answer[:length]) if status == 0 else status), answer[:length]
-        if op == "C":
-            return LIBUSB_ERROR_PIPE, b""           # no class request is needed by the drivers
-        return LIBUSB_ERROR_PIPE, b""
+        return LIBUSB_ERROR_PIPE, b""               # no control request is needed by the drivers
 
     @staticmethod
     def exact(sock, n):

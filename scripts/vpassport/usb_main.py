@@ -220,7 +220,7 @@ def cmd_stop(argv):
     return 0
 
 
-def signal_device(sig, done_file=None):
+def signal_device(sig):
     pid = live("device.pid", b"vpassport.usb_main")
     if not pid:
         die("no emulated USB reader runs")
