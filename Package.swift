@@ -35,6 +35,8 @@ let package = Package(
                        providers: [.apt(["libpcsclite-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CEAC", path: "Sources/CEAC", pkgConfig: "libeac",
+                       providers: [.apt(["libeac-dev"])]),
         .systemLibrary(name: "CNFC", path: "Sources/CNFC", pkgConfig: "libnfc",
                        providers: [.apt(["libnfc-dev"])]),
         .systemLibrary(name: "CLeptonica", path: "Sources/CLeptonica", pkgConfig: "lept",
@@ -62,7 +64,7 @@ let package = Package(
         .target(name: "PassiveAuth", dependencies: ["LDS", "MRZ", "PassportCrypto", "COpenSSL", "LocalFiles"]),
         // Chip: transports, then the protocols spoken over them.
         .target(name: "CardIO", dependencies: ["CPCSCLite", "CNFC"]),
-        .target(name: "ChipProtocols", dependencies: ["CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL"]),
+        .target(name: "ChipProtocols", dependencies: ["CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "CEAC"]),
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
         .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica", "LocalFiles"]),

@@ -29,9 +29,10 @@ public struct ChipAuthentication {
     }
 
     /// Runs CA over the current secure channel and returns the new secure channel (its keys
-    /// derived from the shared secret, SSC zero). `channel` is the SM channel the commands go
+    /// derived from the shared secret, SSC zero) and the terminal's ephemeral public key (terminal
+    /// authentication signs its compressed form). `channel` is the SM channel the commands go
     /// through; `raw` the plain channel the new session wraps.
-    public func perform(over channel: CardChannel, raw: CardChannel) throws -> SecureMessagingChannel {
+    public func perform(over channel: CardChannel, raw: CardChannel) throws -> (channel: SecureMessagingChannel, terminalEphemeralKey: [UInt8]) {
         let ephemeral = try chipKey.generateEphemeral()
         defer { EVP_PKEY_free_wrapper(ephemeral) }
         let publicValue = try PublicKey.encodedPublic(ephemeral)
@@ -68,7 +69,7 @@ public struct ChipAuthentication {
             var mac = KeyDerivation.aesKey(secret, purpose: .mac, length: length)
             keys = SessionKeys(suite: .aes, consumingEncryptionKey: &encryption, macKey: &mac)
         }
-        return SecureMessagingChannel(over: raw, keys: keys, ssc: [UInt8](repeating: 0, count: keys.blockSize))
+        return (SecureMessagingChannel(over: raw, keys: keys, ssc: [UInt8](repeating: 0, count: keys.blockSize)), publicValue)
     }
 
     static func integerBytes(_ value: Int) -> [UInt8] {

@@ -30,6 +30,10 @@ public struct PACE {
         public let password: String
         /// For CAM: the chip's mapping key and its encrypted CA data, checked against EF.CardSecurity.
         public let chipAuthenticationMapping: (mappingKey: [UInt8], caData: [UInt8])?
+        /// The ephemeral public keys of the key agreement (terminal authentication's ID_PICC is
+        /// the chip's compressed; after PACE-CAM, its Comp(~PK_PCD) is the terminal's).
+        public let terminalEphemeralKey: [UInt8]
+        public let chipEphemeralKey: [UInt8]
         public var description: String {
             "PACE \(info.isDH ? "DH" : "ECDH")-\(info.mapping?.rawValue ?? "?") \(PACE.parameterName(info.parameterID)) \(info.cipher?.rawValue ?? "?") (\(password))"
         }
@@ -145,7 +149,7 @@ public struct PACE {
             cam = (chipMapping, caData)
         }
         return Result(keys: keys, ssc: [UInt8](repeating: 0, count: keys.blockSize), info: info, password: password.name,
-                      chipAuthenticationMapping: cam)
+                      chipAuthenticationMapping: cam, terminalEphemeralKey: ephemeralPublic, chipEphemeralKey: chipEphemeral)
     }
 
     /// The pseudo-random function R(s, t) of integrated mapping (ICAO 9303-11 §4.4.3.3.2) with

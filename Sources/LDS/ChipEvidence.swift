@@ -55,9 +55,41 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey { case used, paceOffered = "pace_offered", paceFailure = "pace_failure" }
     }
 
+    /// Terminal authentication (EAC) for DG3/DG4: who the terminal was, what the chip trusts,
+    /// and where it stopped when it did. Certificate references only, no keys.
+    public struct TerminalAuthentication: Codable, Sendable, Equatable {
+        /// passed, failed or not_attempted.
+        public var status: String
+        /// The terminal certificate's holder reference (CHR), when a chain was given.
+        public var terminal: String?
+        /// The CVCA references in the chip's EF.CVCA.
+        public var chipTrustPoints: [String]?
+        /// The certificates sent (PSO:Verify Certificate), in order.
+        public var sent: [String]?
+        /// The step the chip refused and its status word (hex), on failure.
+        public var step: String?
+        public var statusWord: String?
+        public var detail: String?
+        public init(status: String, terminal: String? = nil, chipTrustPoints: [String]? = nil, sent: [String]? = nil,
+                    step: String? = nil, statusWord: String? = nil, detail: String? = nil) {
+            self.status = status
+            self.terminal = terminal
+            self.chipTrustPoints = chipTrustPoints
+            self.sent = sent
+            self.step = step
+            self.statusWord = statusWord
+            self.detail = detail
+        }
+        enum CodingKeys: String, CodingKey {
+            case status, terminal, sent, step, detail
+            case chipTrustPoints = "chip_trust_points", statusWord = "status_word"
+        }
+    }
+
     public var activeAuthentication: ActiveAuthentication?
     public var chipAuthentication: ChipAuthentication?
     public var accessControl: AccessControl?
+    public var terminalAuthentication: TerminalAuthentication?
 
     public init(activeAuthentication: ActiveAuthentication? = nil, chipAuthentication: ChipAuthentication? = nil,
                 accessControl: AccessControl? = nil) {
@@ -68,7 +100,7 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case activeAuthentication = "active_authentication", chipAuthentication = "chip_authentication"
-        case accessControl = "access_control"
+        case accessControl = "access_control", terminalAuthentication = "terminal_authentication"
     }
 
     /// Reads evidence.json; a file that is not this shape is an error naming it.

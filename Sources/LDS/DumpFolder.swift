@@ -124,6 +124,9 @@ public struct DumpManifest: Codable, Sendable, Equatable {
     /// "passed", "failed", "not_supported" or "unverified" (nil in dumps from before these were recorded).
     public var chipAuthentication: String?
     public var activeAuthentication: String?
+    /// Terminal authentication (EAC, for DG3/DG4): "passed", "failed" or "not_attempted"; nil
+    /// when the chip has no EAC-protected data group listed.
+    public var terminalAuthentication: String?
     /// Files the chip lists but did not give, with the reason (nil when there were none).
     public var unavailable: [String: String]?
     /// When EF.CardAccess offered PACE and BAC was used: the profile offered (`offered`) and how
@@ -174,6 +177,7 @@ public struct DumpManifest: Codable, Sendable, Equatable {
         case extendedLength = "extended_length"
         case chipAuthentication = "chip_authentication"
         case activeAuthentication = "active_authentication"
+        case terminalAuthentication = "terminal_authentication"
     }
 }
 

@@ -37,6 +37,7 @@ public final class DeskWatch: Sendable {
     public struct Settings: Sendable {
         public var allowExtendedLength = true
         public var resumeWait: Double = 30
+        public var terminalCredentials: TerminalCredentials?
         public init() {}
     }
 
@@ -140,6 +141,7 @@ public final class DeskWatch: Sendable {
             if step > 0 { try card.reset() }
             let passportReader = PassportReader(channel: channel, events: events)
             passportReader.resumeWait = settings.resumeWait
+            passportReader.terminalCredentials = settings.terminalCredentials
             do {
                 let contents = try passportReader.read(access: candidates[index])
                 nextKey.withLock { $0[reader] = index + 1 }

@@ -79,6 +79,22 @@ extension ReadError: ChipFault {}
 extension TLVError: ChipFault {}
 extension CryptoError: ChipFault {}
 
+/// Terminal authentication's errors reach the command line only for the terminal's own files
+/// (given before the chip is touched: exit 2); the chip's refusals are outcomes of a scan.
+extension TerminalAuthenticationError: ReportableError {
+    public var code: String {
+        switch self {
+        case .badCertificate, .badCredentials: return "terminal_credentials"
+        case .refused: return "terminal_authentication_refused"
+        case .library: return "library_error"
+        }
+    }
+    public var exitStatus: Int32 {
+        if case .refused = self { return ExitStatus.invalid }
+        return ExitStatus.environment
+    }
+}
+
 extension MRZError: ReportableError {
     public var code: String { "invalid_access_key" }
     public var exitStatus: Int32 { ExitStatus.environment }

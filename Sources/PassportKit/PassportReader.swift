@@ -28,6 +28,8 @@ public enum ScanEvent: Sendable {
     case interrupted(file: LDSFile, bytesRead: Int, waitingSeconds: Double)
     /// It came back (the same document) and the read of `file` goes on at `offset`.
     case resumed(file: LDSFile, offset: Int, afterSeconds: Double)
+    /// The chip refused terminal authentication (or it could not run): DG3/DG4 stay unread.
+    case terminalAuthenticationFailed(reason: String)
 }
 
 /// A read that the passport's leaving the reader interrupted and that was resumed.
@@ -125,7 +127,8 @@ public struct AccessCredentials: Sendable {
 
 /// Reads a passport chip as a sequence of named steps over one `ReadSession`: EF.CardAccess,
 /// access control (PACE or BAC, which selects the application), PACE-CAM, EF.COM, chip
-/// authentication, every data group EF.COM lists and EF.SOD, then active authentication.
+/// authentication, every data group EF.COM lists and EF.SOD, active authentication, then
+/// terminal authentication and the data groups it opens (DG3, DG4).
 public final class PassportReader {
     private let channel: ISO7816Channel
     private let events: (ScanEvent) -> Void
@@ -135,6 +138,8 @@ public final class PassportReader {
     private let pacePrivateKeys: [[UInt8]]?
     /// Seconds to wait for the passport to come back when it leaves mid-read (0: fail at once).
     public var resumeWait: Double = 0
+    /// The inspection system's chain and key for terminal authentication (DG3, DG4); nil: none.
+    public var terminalCredentials: TerminalCredentials?
 
     public convenience init(channel: ISO7816Channel, events: @escaping (ScanEvent) -> Void = { _ in }) {
         self.init(channel: channel, events: events, random: OpenSSLCrypto.randomBytes)
@@ -187,6 +192,7 @@ public final class PassportReader {
         try session.authenticateChip(com: com)
         try session.readRemainingFiles(com: com)
         session.authenticateActively()
+        try session.readProtectedFiles(com: com, credentials: terminalCredentials)
         return session.contents(readerName: channel.transport.readerName, apdus: channel.apduCount - startCount,
                                 seconds: Date().timeIntervalSince(started))
     }

@@ -25,6 +25,11 @@ final class ReadSession {
     var activeAuthenticationEvidence: ActiveAuthenticationEvidence?
     var paceFallback: PACEFallback?
     var activeAuthentication = AuthenticationOutcome.notSupported("the chip has no DG15")
+    /// What binds terminal authentication to this session, once chip authentication (or
+    /// PACE-CAM) has passed in it.
+    var terminalBinding: TerminalAuthenticationBinding?
+    /// Terminal authentication's outcome, when the chip lists DG3 or DG4.
+    var terminalAuthentication: ChipEvidence.TerminalAuthentication?
     /// Seconds to wait for the passport to come back when it leaves the reader mid-file (0: fail).
     var resumeWait: Double = 0
     /// The times the passport left the reader mid-file and came back.
@@ -54,9 +59,11 @@ final class ReadSession {
         stack = SecureStack(secure, learned: control.learned)
     }
 
-    /// Replaces a lost session with a new one opened the same way as the first.
+    /// Replaces a lost session with a new one opened the same way as the first (chip and
+    /// terminal authentication do not carry over).
     func reopen(selectApplication: Bool = true, resetFirst: Bool = true) throws {
         stack = try control.reopen(gained, selectApplication: selectApplication, resetFirst: resetFirst)
+        terminalBinding = nil
     }
 
     // MARK: reading one file
@@ -64,7 +71,8 @@ final class ReadSession {
     /// Reads `file` into the session: its bytes and statistics, or why the chip withheld it. A
     /// lost session (bad MAC, replayed answer, the chip ending secure messaging) is re-established
     /// and the read resumes where it stopped, while recoveries are left and `recover` allows.
-    func readFile(_ file: LDSFile, recover: Bool = true) throws {
+    /// `whenDenied` replaces the reason recorded for a 6982 refusal.
+    func readFile(_ file: LDSFile, recover: Bool = true, whenDenied: String? = nil) throws {
         let started = Date()
         let before = plain.apduCount
         switch try readRecovering(file, recover: recover) {
@@ -74,7 +82,7 @@ final class ReadSession {
             events(.fileRead(file: file, bytes: bytes.count))
         case .unavailable(let status):
             let reason = status == .securityStatusNotSatisfied
-                ? "access denied (\(status)); this file needs Extended Access Control"
+                ? whenDenied ?? "access denied (\(status)); this file needs Extended Access Control"
                 : "not readable (\(status))"
             unavailable[file] = reason
             events(.fileUnavailable(file: file, reason: reason))
@@ -163,6 +171,7 @@ final class ReadSession {
                 status: chipAuthentication.status, method: method.rawValue, protocol: chipAuthenticationProtocol?.oid,
                 keyID: chipAuthenticationProtocol?.keyID, detail: chipAuthentication.detail)
         }
+        evidence.terminalAuthentication = terminalAuthentication
         evidence.accessControl = ChipEvidence.AccessControl(used: gained.protocolName, paceOffered: paceFallback?.offered,
                                                             paceFailure: paceFallback?.failure)
         return evidence

@@ -17,6 +17,9 @@ extension ReadSession {
             let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
             try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key)
             chipAuthentication = .passed
+            terminalBinding = TerminalAuthenticationBinding(
+                idPICC: TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH),
+                compressedTerminalKey: TerminalAuthenticationBinding.compress(result.terminalEphemeralKey, isDH: result.info.isDH))
         } catch {
             chipAuthentication = .failed("PACE-CAM: \(error)")
         }
@@ -85,9 +88,12 @@ extension ReadSession {
 
     private func attemptChipAuthentication(_ ca: ChipAuthentication, provenBy next: LDSFile) throws {
         events(.authenticating(protocol: "Chip Authentication"))
-        replaceStack(try ca.perform(over: stack.secure, raw: plain))
+        let (secure, terminalKey) = try ca.perform(over: stack.secure, raw: plain)
+        replaceStack(secure)
         try readFile(next, recover: false)
         chipAuthentication = .passed
+        terminalBinding = TerminalAuthenticationBinding(idPICC: idPICC(),
+                                                        compressedTerminalKey: TerminalAuthenticationBinding.compress(terminalKey, isDH: ca.info.isDH))
         events(.authenticated(protocol: "Chip Authentication"))
     }
 
@@ -119,7 +125,9 @@ extension ReadSession {
     /// Every data group EF.COM lists and not read yet, DG15 even when unlisted (it decides active
     /// authentication), then EF.SOD; fails when a file every passport has is missing.
     func readRemainingFiles(com: EFCOM) throws {
-        for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil { try readFile(file) }
+        for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil && !Self.extendedAccessControl.contains(file) {
+            try readFile(file)
+        }
         if !com.dataGroups.contains(.dataGroup(15)) {
             try readFile(.dataGroup(15))
             unavailable[.dataGroup(15)] = nil // an unlisted file that is absent is no finding

@@ -23,6 +23,8 @@ public struct ScanRequest: Sendable {
     public var nfcDevice: String?
     /// Seconds to wait for the passport to come back when it leaves the reader mid-read (0: fail).
     public var resumeWait: Double = 30
+    /// The inspection system's chain and key for DG3/DG4 (terminal authentication); nil: none.
+    public var terminalCredentials: TerminalCredentials?
 
     public init(reader: String? = nil, accessKey: MRZAccessKey?, can: String? = nil, timeout: Double = 15, allowExtendedLength: Bool = true) {
         self.reader = reader
@@ -72,6 +74,7 @@ public enum PassportScanner {
         events(.connected(reader: transport.readerName, extendedLength: channel.supportsExtendedLength))
         let reader = PassportReader(channel: channel, events: events)
         reader.resumeWait = request.resumeWait
+        reader.terminalCredentials = request.terminalCredentials
         return try reader.read(access: AccessCredentials(mrz: request.accessKey, can: request.can))
     }
 }
@@ -97,6 +100,7 @@ public enum DumpWriter {
                                     activeAuthentication: contents.activeAuthentication.status,
                                     unavailable: contents.unavailable.isEmpty ? nil
                                         : Dictionary(uniqueKeysWithValues: contents.unavailable.map { ($0.key.fileName, $0.value) }))
+        manifest.terminalAuthentication = contents.evidence.terminalAuthentication?.status
         manifest.paceFallback = contents.paceFallback.map { ["offered": $0.offered, "failure": $0.failure] }
         if !contents.interruptions.isEmpty {
             manifest.interruptions = contents.interruptions.map {

@@ -46,6 +46,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Seconds to wait for the passport to come back when it leaves the reader mid-read (0: fail at once).")
     var resumeWait: Double = 30
     @Flag(help: "Fail (exit 1) when the chip offers PACE but the read fell back to BAC.") var requirePace = false
+    @OptionGroup(title: "Extended Access Control (DG3 fingerprints, DG4 irises)") var eac: TerminalOptions
     @Flag(name: .shortAndLong, help: "Describe every exchange with the chip on stderr (no data, no keys).") var verbose = false
     @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
     @OptionGroup(title: "Verification (runs when trust anchors are configured)") var trustOptions: TrustOptions
@@ -67,6 +68,18 @@ struct ScanCommand: ParsableCommand {
         if [mrz != nil, mrzImage != nil, camera != nil, !fields.isEmpty].filter({ $0 }).count > 1 {
             throw ValidationError("Give the MRZ one way only: --mrz, --mrz-image, --camera or the three fields.")
         }
+    }
+
+    /// The inspection system's chain, loaded (and checked) before the chip is touched.
+    func terminalCredentials() throws -> TerminalCredentials? {
+        let credentials = try eac.load()
+        if let terminal = credentials?.terminal {
+            let today = CVDate.today()
+            if terminal.expires < today {
+                printError("warning: \(terminal.holderReference) expired on \(terminal.expires); a chip that has seen a later date refuses it")
+            }
+        }
+        return credentials
     }
 
     func accessKey() throws -> MRZAccessKey? {
@@ -108,6 +121,7 @@ struct ScanCommand: ParsableCommand {
             request.useNFC = nfc
             request.exchangeTimeout = apduTimeout
             request.resumeWait = resumeWait
+            request.terminalCredentials = try terminalCredentials()
             let limit = apduTimeout, json = self.json
             request.nfcDevice = connstring
             let scanned = try PassportScanner.scan(
@@ -186,6 +200,7 @@ struct ScanCommand: ParsableCommand {
         for (label, outcome) in [("Chip auth.", contents.chipAuthentication), ("Active auth.", contents.activeAuthentication)] {
             print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(outcome.status.replacingOccurrences(of: "_", with: " "))" + (outcome.detail.map { ": \($0)" } ?? ""))
         }
+        if let terminal = contents.evidence.terminalAuthentication { print("  Terminal auth. \(Self.describe(terminal))") }
         for problem in details.problems { print("  Problem        \(problem)") }
         print("  Dump           \(dump.path)")
         if let verification, let trust {
@@ -233,6 +248,8 @@ final class ProgressPrinter {
             return "The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)"
         case .retryingChipAuthentication(let reason):
             return "Chip authentication failed (\(reason)); opening a new session and trying it once more"
+        case .terminalAuthenticationFailed(let reason):
+            return "Terminal authentication failed: \(reason). DG3 and DG4 stay unread; the rest is saved"
         }
     }
 
@@ -252,3 +269,47 @@ final class ProgressPrinter {
 }
 
 func formatted(_ seconds: Double) -> String { seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds) }
+
+extension ScanCommand {
+    /// "passed (UTISTEST00001, from the chip's CVCA UTCVCA00001)", or where and why it stopped.
+    static func describe(_ terminal: ChipEvidence.TerminalAuthentication) -> String {
+        switch terminal.status {
+        case "passed":
+            return "passed (\(terminal.terminal ?? "?"), sent \((terminal.sent ?? []).joined(separator: " → ")))"
+        case "failed":
+            if let step = terminal.step, let status = terminal.statusWord {
+                return "failed: the chip answered \(step) with \(status): \(terminal.detail ?? "")"
+            }
+            return "failed: \(terminal.detail ?? "")"
+        default:
+            return "not attempted: \(terminal.detail ?? "")"
+        }
+    }
+}
+
+/// Where the inspection system's CV certificates and key come from: a folder, or the files.
+struct TerminalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A folder with the inspection system's CV certificates (CVCA link certificates, DV, terminal; .cvcert) and its private key (.pkcs8 or .pem): terminal authentication then opens DG3 and DG4.", valueName: "dir"))
+    var eac: String?
+    @Option(help: ArgumentHelp("The terminal (inspection system) CV certificate.", valueName: "file")) var terminalCert: String?
+    @Option(help: ArgumentHelp("The document verifier CV certificate that signed it.", valueName: "file")) var dvCert: String?
+    @Option(help: ArgumentHelp("A CVCA link certificate leading from the chip's CVCA to the DV's (repeatable).", valueName: "file"))
+    var linkCert: [String] = []
+    @Option(help: ArgumentHelp("The terminal's private key (PKCS#8 DER or PEM).", valueName: "file")) var terminalKey: String?
+
+    func validate() throws {
+        let files = terminalCert != nil || dvCert != nil || terminalKey != nil || !linkCert.isEmpty
+        if eac != nil && files {
+            throw ValidationError("Give the terminal's chain one way: --eac DIR, or --terminal-cert, --dv-cert and --terminal-key.")
+        }
+        if files && (terminalCert == nil || dvCert == nil || terminalKey == nil) {
+            throw ValidationError("Give all three of --terminal-cert, --dv-cert and --terminal-key (and --link-cert when the chip's CVCA is older than the DV's).")
+        }
+    }
+
+    func load() throws -> TerminalCredentials? {
+        if let eac { return try TerminalCredentials.load(directory: eac) }
+        guard let terminalCert, let dvCert, let terminalKey else { return nil }
+        return try TerminalCredentials.load(certificates: linkCert + [dvCert, terminalCert], key: terminalKey)
+    }
+}

@@ -59,6 +59,7 @@ extension ScanCommand {
             var settings = DeskWatch.Settings()
             settings.allowExtendedLength = !noExtendedLength
             settings.resumeWait = resumeWait
+            settings.terminalCredentials = try terminalCredentials()
             installInterruptHandler()
             let watch = DeskWatch(readers: names, keys: try deskKeys(), settings: settings) { interruptions.load(ordering: .relaxed) > 0 }
             let counter = Mutex((read: 0, failed: 0))
@@ -163,7 +164,7 @@ final class WatchOutput: @unchecked Sendable {
     func progress(_ reader: String, _ event: ScanEvent) {
         switch event {
         case .waitingForCard: say(reader, "Waiting for a document on \(reader)…")
-        case .interrupted, .resumed, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication:
+        case .interrupted, .resumed, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication, .terminalAuthenticationFailed:
             if let text = ProgressPrinter.describe(event) { say(reader, text) }
         default: return
         }

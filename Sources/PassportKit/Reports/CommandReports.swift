@@ -83,6 +83,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
     @NullEncoded public var chipAuthenticationMethod: ChipAuthenticationMethod?
     /// Set when EF.CardAccess offered PACE and BAC was used.
     @NullEncoded public var paceFallback: PACEFallback?
+    /// Terminal authentication (as in evidence.json); null when the chip lists no DG3 or DG4.
+    @NullEncoded public var terminalAuthentication: ChipEvidence.TerminalAuthentication?
     public let document: DocumentReport
 
     /// `ok` is false when passive authentication failed or the chip failed chip or active
@@ -105,6 +107,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         passiveAuthentication = verification.map(PassiveAuthenticationSummary.init)
         chipAuthenticationMethod = contents.chipAuthenticationMethod
         paceFallback = contents.paceFallback
+        terminalAuthentication = contents.evidence.terminalAuthentication
         document = details.report
     }
 
@@ -114,6 +117,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         case chipAuthentication = "chip_authentication", activeAuthentication = "active_authentication"
         case passiveAuthentication = "passive_authentication"
         case chipAuthenticationMethod = "chip_authentication_method", paceFallback = "pace_fallback"
+        case terminalAuthentication = "terminal_authentication"
     }
 
     /// The document report's keys sit beside the scan's own.
@@ -134,6 +138,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         try container.encode(_passiveAuthentication, forKey: .passiveAuthentication)
         try container.encode(_chipAuthenticationMethod, forKey: .chipAuthenticationMethod)
         try container.encode(_paceFallback, forKey: .paceFallback)
+        try container.encode(_terminalAuthentication, forKey: .terminalAuthentication)
     }
 
     public init(from decoder: Decoder) throws {
@@ -152,6 +157,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         _passiveAuthentication = try container.decode(NullEncoded<PassiveAuthenticationSummary>.self, forKey: .passiveAuthentication)
         _chipAuthenticationMethod = try container.decode(NullEncoded<ChipAuthenticationMethod>.self, forKey: .chipAuthenticationMethod)
         _paceFallback = try container.decode(NullEncoded<PACEFallback>.self, forKey: .paceFallback)
+        _terminalAuthentication = try container.decode(NullEncoded<ChipEvidence.TerminalAuthentication>.self, forKey: .terminalAuthentication)
         document = try DocumentReport(from: decoder)
     }
 }

@@ -1,0 +1,189 @@
+import CEAC
+import CardIO
+import COpenSSL
+import LDS
+import PassportCrypto
+
+/// Why terminal authentication could not be run or did not succeed.
+public enum TerminalAuthenticationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A file given as a CV certificate is not one.
+    case badCertificate(String)
+    /// The terminal's files do not make a usable chain and key (found before the chip is asked).
+    case badCredentials(String)
+    /// The chip refused a step: which, its status word, and what that means here.
+    case refused(step: String, status: StatusWord, explanation: String)
+    case library(String)
+
+    public var description: String {
+        switch self {
+        case .badCertificate(let why): return "Not a usable CV certificate: \(why)"
+        case .badCredentials(let why): return "Terminal certificates: \(why)"
+        case .refused(let step, let status, let explanation): return "The chip answered \(step) with \(status): \(explanation)"
+        case .library(let why): return "libeac: \(why)"
+        }
+    }
+}
+
+/// What binds terminal authentication to the session it runs in (TR-03110-2 §3.5, ICAO
+/// 9303-11 §7.1): ID_PICC, the chip's identifier, and Comp(~PK_PCD), the terminal's compressed
+/// ephemeral public key from chip authentication (or from PACE, after PACE-CAM).
+public struct TerminalAuthenticationBinding: Sendable, Equatable {
+    public let idPICC: [UInt8]
+    public let compressedTerminalKey: [UInt8]
+
+    public init(idPICC: [UInt8], compressedTerminalKey: [UInt8]) {
+        self.idPICC = idPICC
+        self.compressedTerminalKey = compressedTerminalKey
+    }
+
+    /// After BAC, ID_PICC is the document number with its check digit as printed in the MRZ.
+    public static func idPICC(documentNumberWithCheckDigit text: String) -> [UInt8] { Array(text.utf8) }
+
+    /// Comp(): the x-coordinate of an elliptic-curve point (04 ‖ x ‖ y), SHA-1 of a
+    /// Diffie-Hellman public value.
+    public static func compress(_ publicKey: [UInt8], isDH: Bool) -> [UInt8] {
+        if !isDH, publicKey.first == 0x04, publicKey.count % 2 == 1 {
+            return Array(publicKey[1...(publicKey.count / 2)])
+        }
+        return OpenSSLCrypto.digest(.sha1, publicKey)
+    }
+}
+
+/// What a successful terminal authentication gave.
+public struct TerminalAuthenticationResult: Sendable, Equatable {
+    /// The chip's trust point the chain was sent from.
+    public let trustPoint: String
+    /// The certificates sent, in order.
+    public let sent: [String]
+    /// The data groups the terminal certificate's CHAT names (the chip may grant fewer: the
+    /// effective authorization is also limited by the DV's and CVCA's).
+    public let readableDataGroups: [Int]
+}
+
+/// Terminal authentication version 1 as eMRTDs run it (BSI TR-03110, ICAO 9303-11 §7.1), after
+/// chip authentication or PACE-CAM, under secure messaging: for each certificate from the chip's
+/// trust point down, MSE:Set DST with its CAR and PSO:Verify Certificate; then MSE:Set AT with
+/// the terminal's CHR, GET CHALLENGE, and EXTERNAL AUTHENTICATE with the terminal's signature.
+public struct TerminalAuthentication {
+    public let credentials: TerminalCredentials
+
+    public init(credentials: TerminalCredentials) {
+        self.credentials = credentials
+    }
+
+    /// EF.CVCA (FID 011C, SFI 1C of the eMRTD application): up to two CVCA references (tag 42),
+    /// the chip's trust points, then zero padding.
+    public static func trustPoints(efCVCA bytes: [UInt8]) -> [String] {
+        var references: [String] = []
+        var rest = bytes[...]
+        while let tag = rest.first, tag == 0x42, rest.count >= 2 {
+            let length = Int(rest[rest.startIndex + 1])
+            guard length <= 16, rest.count >= 2 + length else { break }
+            let value = rest[(rest.startIndex + 2)..<(rest.startIndex + 2 + length)]
+            guard let text = String(bytes: value, encoding: .isoLatin1) else { break }
+            references.append(text)
+            rest = rest[(rest.startIndex + 2 + length)...]
+        }
+        return references
+    }
+
+    /// Reads EF.CVCA by its short identifier: one READ BINARY.
+    public static func readEFCVCA(over channel: CardChannel) throws -> [UInt8] {
+        let response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | 0x1C, p2: 0, ne: 256))
+        guard response.status.isSuccess else {
+            throw TerminalAuthenticationError.refused(step: "READ BINARY of EF.CVCA", status: response.status,
+                                                      explanation: "the chip does not show which CVCA it trusts")
+        }
+        return response.data
+    }
+
+    public func perform(over channel: CardChannel, chipTrustPoints: [String], binding: TerminalAuthenticationBinding,
+                        extendedLength: Bool) throws -> TerminalAuthenticationResult {
+        let (trustPoint, certificates) = credentials.certificatesToSend(chipTrustPoints: chipTrustPoints)
+        for certificate in certificates {
+            try send(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xB6, data: TLV.encode(tag: 0x83, value: Array(certificate.authorityReference.utf8))),
+                     over: channel, extendedLength: extendedLength, step: "MSE:Set DST naming \(certificate.authorityReference)") { status in
+                guard trustPoint == nil else { return "it does not know the public key of \(certificate.authorityReference)" }
+                return "it does not know \(certificate.authorityReference), the CVCA this chain starts from; it trusts \(Self.list(chipTrustPoints)) (EF.CVCA). Use a chain that starts at the chip's CVCA"
+            }
+            try send(CommandAPDU(ins: 0x2A, p1: 0x00, p2: 0xBE, data: certificate.verifyCertificateData),
+                     over: channel, extendedLength: extendedLength, step: "PSO:Verify Certificate of \(certificate.holderReference)") { _ in
+                Self.whyRefused(certificate)
+            }
+        }
+        let terminal = credentials.terminal
+        try send(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xA4, data: TLV.encode(tag: 0x83, value: Array(terminal.holderReference.utf8))),
+                 over: channel, extendedLength: extendedLength, step: "MSE:Set AT naming \(terminal.holderReference)") { _ in
+            "it did not accept \(terminal.holderReference) as the terminal to authenticate"
+        }
+        let challenge = try channel.transmit(CommandAPDU(ins: 0x84, p1: 0, p2: 0, ne: 8))
+        guard challenge.status.isSuccess, challenge.data.count == 8 else {
+            throw TerminalAuthenticationError.refused(step: "GET CHALLENGE", status: challenge.status,
+                                                      explanation: "it gave no 8-byte challenge (\(challenge.data.count) bytes)")
+        }
+        let context = try EACContext()
+        try context.setTrustAnchor(terminal, privateKey: credentials.privateKey)
+        let signature = try context.sign(idPICC: binding.idPICC, challenge: challenge.data,
+                                         compressedEphemeralKey: binding.compressedTerminalKey)
+        try send(CommandAPDU(ins: 0x82, p1: 0, p2: 0, data: signature), over: channel, extendedLength: extendedLength,
+                 step: "EXTERNAL AUTHENTICATE") { _ in
+            credentials.keyMatchesTerminalCertificate() == false
+                ? "the terminal private key does not belong to \(terminal.holderReference) (its public key differs)"
+                : "it did not accept the terminal's signature"
+        }
+        return TerminalAuthenticationResult(trustPoint: trustPoint ?? certificates.first?.authorityReference ?? "",
+                                            sent: certificates.map(\.holderReference),
+                                            readableDataGroups: terminal.readableDataGroups)
+    }
+
+    /// Sends `command`; data too long for one short APDU goes in a command chain (ISO 7816-4
+    /// §5.1.1, CLA bit 10) when the reader takes no extended length.
+    private func send(_ command: CommandAPDU, over channel: CardChannel, extendedLength: Bool, step: String,
+                      explain: (StatusWord) -> String) throws {
+        let limit = 200 // plain bytes per link, so that the SM-wrapped command stays a short APDU
+        var chunks: [[UInt8]] = [command.data]
+        if !extendedLength && command.data.count > limit {
+            chunks = stride(from: 0, to: command.data.count, by: limit).map { Array(command.data[$0..<min($0 + limit, command.data.count)]) }
+        }
+        for (index, chunk) in chunks.enumerated() {
+            let last = index == chunks.count - 1
+            let response = try channel.transmit(CommandAPDU(cla: last ? 0x00 : 0x10, ins: command.ins, p1: command.p1, p2: command.p2, data: chunk))
+            guard response.status.isSuccess else {
+                throw TerminalAuthenticationError.refused(step: step, status: response.status, explanation: explain(response.status))
+            }
+        }
+    }
+
+    /// A certificate the chip would not verify: what can be seen from here.
+    static func whyRefused(_ certificate: CVCertificate) -> String {
+        let today = CVDate.today()
+        if certificate.expires < today {
+            return "\(certificate.holderReference) expired on \(certificate.expires) (today is \(today)); a chip judges dates by its own clock, the latest effective date among the CVCA, DV and domestic terminal certificates it has accepted, so it refuses certificates that expired before that date"
+        }
+        return "it did not verify \(certificate.holderReference) (\(certificate.summary)): its signature does not verify under the chip's key for \(certificate.authorityReference), or its dates are outside the chip's current date"
+    }
+
+    static func list(_ references: [String]) -> String {
+        references.isEmpty ? "no CVCA it shows" : references.joined(separator: " and ")
+    }
+}
+
+extension TerminalCredentials {
+    /// Whether the private key is the one the terminal certificate certifies (nil: cannot tell).
+    func keyMatchesTerminalCertificate() -> Bool? {
+        EACLibrary.initialise()
+        guard let key = privateKey.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        }) else { return nil }
+        defer { EVP_PKEY_free(key) }
+        guard let certificate = try? EACLibrary.decode(terminal.encoded) else { return nil }
+        defer { CVC_CERT_free(certificate) }
+        guard let context = BN_CTX_new() else { return nil }
+        defer { BN_CTX_free(context) }
+        guard let copy = EVP_PKEY_dup(key) else { return nil }
+        guard let certified = CVC_pubkey2pkey(certificate, context, copy) else { EVP_PKEY_free(copy); return nil }
+        defer { EVP_PKEY_free(certified) }
+        return EVP_PKEY_eq(certified, key) == 1
+    }
+}

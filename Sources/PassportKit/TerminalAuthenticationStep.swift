@@ -1,0 +1,88 @@
+import CardIO
+import Foundation
+import ChipProtocols
+import LDS
+
+/// The last step of a read: the data groups Extended Access Control protects (DG3 fingerprints,
+/// DG4 irises; ICAO 9303-11 §7.1) after terminal authentication with the inspection system's
+/// chain. Whatever happens here, the files read before stay read: a refusal is an outcome in
+/// evidence.json, not a failed scan.
+extension ReadSession {
+    static let extendedAccessControl: Set<LDSFile> = [.dataGroup(3), .dataGroup(4)]
+
+    func readProtectedFiles(com: EFCOM, credentials: TerminalCredentials?) throws {
+        let protected = com.dataGroups.sorted().filter(Self.extendedAccessControl.contains)
+        guard !protected.isEmpty else { return }
+        guard let credentials else {
+            terminalAuthentication = .init(status: "not_attempted", detail: "no inspection system certificate given (--eac DIR)")
+            try readOrExplain(protected, denied: "protected by EAC: needs an inspection system certificate (not given)")
+            return
+        }
+        var outcome = ChipEvidence.TerminalAuthentication(status: "failed", terminal: credentials.terminal.holderReference)
+        defer { terminalAuthentication = outcome }
+        guard chipAuthentication == .passed, let binding = terminalBinding else {
+            outcome.status = "not_attempted"
+            outcome.detail = "terminal authentication runs after chip authentication, which did not pass: \(chipAuthentication.detail ?? chipAuthentication.status)"
+            for file in protected { markUnavailable(file, "protected by EAC: terminal authentication not run (chip authentication did not pass)") }
+            return
+        }
+        events(.authenticating(protocol: "Terminal Authentication"))
+        do {
+            let trustPoints = TerminalAuthentication.trustPoints(efCVCA: try TerminalAuthentication.readEFCVCA(over: stack.secure))
+            outcome.chipTrustPoints = trustPoints
+            let result = try TerminalAuthentication(credentials: credentials)
+                .perform(over: stack.secure, chipTrustPoints: trustPoints, binding: binding, extendedLength: plain.supportsExtendedLength)
+            outcome.status = "passed"
+            outcome.sent = result.sent
+            events(.authenticated(protocol: "Terminal Authentication"))
+        } catch let error as TerminalAuthenticationError {
+            if case .refused(let step, let status, let explanation) = error {
+                outcome.step = step
+                outcome.statusWord = String(format: "%04X", status.value)
+                outcome.detail = explanation
+            } else {
+                outcome.detail = error.description
+            }
+            events(.terminalAuthenticationFailed(reason: error.description))
+            for file in protected { markUnavailable(file, "protected by EAC: terminal authentication failed (\(outcome.step ?? "") \(outcome.statusWord ?? ""))") }
+            return
+        } catch let error where Self.endsSession(error) {
+            // The chip ended secure messaging on a refusal: the rest is read already.
+            outcome.detail = "the secure channel failed during terminal authentication: \(error)"
+            events(.terminalAuthenticationFailed(reason: outcome.detail ?? ""))
+            for file in protected { markUnavailable(file, "protected by EAC: terminal authentication failed (secure messaging ended)") }
+            return
+        }
+        let granted = credentials.terminal.readableDataGroups
+        for file in protected {
+            guard case .dataGroup(let number) = file else { continue }
+            let why = granted.contains(number)
+                ? "protected by EAC: refused after terminal authentication; the effective authorization (the terminal's CHAT as limited by its DV's and CVCA's) does not include \(file)"
+                : "protected by EAC: \(credentials.terminal.holderReference)'s CHAT does not grant reading \(file) (it grants \(granted.isEmpty ? "no biometric data group" : granted.map { "DG\($0)" }.joined(separator: " ")))"
+            try readOrExplain([file], denied: why)
+        }
+    }
+
+    /// ID_PICC after BAC: the document number with its check digit, as in the MRZ; after PACE,
+    /// the chip's compressed ephemeral PACE key.
+    func idPICC() -> [UInt8] {
+        switch gained {
+        case .bac(let key):
+            let information = key.mrzInformation
+            let number = max(9, key.documentNumber.count)
+            return TerminalAuthenticationBinding.idPICC(documentNumberWithCheckDigit: String(information.prefix(number + 1)))
+        case .pace(let result, _):
+            return TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH)
+        }
+    }
+
+    /// Reads each file; a 6982 refusal is recorded with `denied` as its reason.
+    private func readOrExplain(_ protected: [LDSFile], denied: String) throws {
+        for file in protected { try readFile(file, whenDenied: denied) }
+    }
+
+    private func markUnavailable(_ file: LDSFile, _ reason: String) {
+        unavailable[file] = reason
+        events(.fileUnavailable(file: file, reason: reason))
+    }
+}
