@@ -90,7 +90,8 @@ public struct TerminalAuthentication {
     /// Reads EF.CVCA by its short identifier: one READ BINARY.
     public static func readEFCVCA(over channel: CardChannel) throws -> [UInt8] {
         let response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | 0x1C, p2: 0, ne: 256))
-        guard response.status.isSuccess else {
+        // 6282: the file ended before Le bytes, which is how a short file answers "all of it".
+        guard response.status.isSuccess || response.status.value == 0x6282 else {
             throw TerminalAuthenticationError.refused(step: "READ BINARY of EF.CVCA", status: response.status,
                                                       explanation: "the chip does not show which CVCA it trusts")
         }
@@ -121,10 +122,10 @@ public struct TerminalAuthentication {
             throw TerminalAuthenticationError.refused(step: "GET CHALLENGE", status: challenge.status,
                                                       explanation: "it gave no 8-byte challenge (\(challenge.data.count) bytes)")
         }
-        let context = try EACContext()
-        try context.setTrustAnchor(terminal, privateKey: credentials.privateKey)
-        let signature = try context.sign(idPICC: binding.idPICC, challenge: challenge.data,
-                                         compressedEphemeralKey: binding.compressedTerminalKey)
+        // TR-03110-2 §3.5: the terminal signs ID_PICC ‖ r_PICC ‖ Comp(~PK_PCD).
+        let signer = try TerminalSigner(privateKey: credentials.privateKey, protocolName: terminal.publicKeyProtocol)
+        defer { signer.free() }
+        let signature = try signer.sign(binding.idPICC + challenge.data + binding.compressedTerminalKey)
         try send(CommandAPDU(ins: 0x82, p1: 0, p2: 0, data: signature), over: channel, extendedLength: extendedLength,
                  step: "EXTERNAL AUTHENTICATE") { _ in
             credentials.keyMatchesTerminalCertificate() == false
@@ -170,20 +171,10 @@ public struct TerminalAuthentication {
 
 extension TerminalCredentials {
     /// Whether the private key is the one the terminal certificate certifies (nil: cannot tell).
-    func keyMatchesTerminalCertificate() -> Bool? {
-        EACLibrary.initialise()
-        guard let key = privateKey.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
-        }) else { return nil }
-        defer { EVP_PKEY_free(key) }
-        guard let certificate = try? EACLibrary.decode(terminal.encoded) else { return nil }
-        defer { CVC_CERT_free(certificate) }
-        guard let context = BN_CTX_new() else { return nil }
-        defer { BN_CTX_free(context) }
-        guard let copy = EVP_PKEY_dup(key) else { return nil }
-        guard let certified = CVC_pubkey2pkey(certificate, context, copy) else { EVP_PKEY_free(copy); return nil }
-        defer { EVP_PKEY_free(certified) }
-        return EVP_PKEY_eq(certified, key) == 1
+    public func keyMatchesTerminalCertificate() -> Bool? {
+        guard let signer = try? TerminalSigner(privateKey: privateKey, protocolName: terminal.publicKeyProtocol) else { return nil }
+        defer { signer.free() }
+        guard let ours = signer.publicValue(), let certified = terminal.publicValue else { return nil }
+        return ours == certified
     }
 }

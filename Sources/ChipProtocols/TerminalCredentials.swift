@@ -39,6 +39,8 @@ public struct TerminalCredentials: Sendable {
         self.chain = chain
         self.privateKey = privateKey
         try Self.checkSignatures(chain)
+        // The key must be one the terminal certificate's scheme can sign with.
+        try TerminalSigner(privateKey: privateKey, protocolName: terminal.publicKeyProtocol).free()
     }
 
     /// Every CV certificate (`*.cvcert`, `*.cvc`) and the one private key (`*.pkcs8`, `*.key`,
@@ -133,18 +135,12 @@ final class EACContext {
 
     deinit { EAC_CTX_clear_free(pointer) }
 
-    /// Sets the certificate whose key verifies the next one (and, with `privateKey`, the key
-    /// that signs); dates are not checked against this machine's clock.
-    func setTrustAnchor(_ certificate: CVCertificate, privateKey: [UInt8] = []) throws {
-        let ok = privateKey.withUnsafeBufferPointer { key in
-            certificate.encoded.withUnsafeBufferPointer { cert in
-                EAC_CTX_init_ta(pointer, key.baseAddress, key.count, cert.baseAddress, cert.count)
-            }
-        }
+    /// Sets the certificate whose key verifies the next one; dates are not checked against
+    /// this machine's clock.
+    func setTrustAnchor(_ certificate: CVCertificate) throws {
+        let ok = certificate.encoded.withUnsafeBufferPointer { EAC_CTX_init_ta(pointer, nil, 0, $0.baseAddress, $0.count) }
         guard ok == 1 else {
-            throw TerminalAuthenticationError.badCredentials(privateKey.isEmpty
-                ? "libeac cannot use \(certificate.holderReference) as trust anchor: \(EACLibrary.openSSLErrors())"
-                : "the terminal private key cannot be used with \(certificate.holderReference) (\(certificate.publicKeyProtocol)): \(EACLibrary.openSSLErrors())")
+            throw TerminalAuthenticationError.badCredentials("libeac cannot use \(certificate.holderReference) as trust anchor: \(EACLibrary.openSSLErrors())")
         }
         TA_disable_checks(pointer)
     }
@@ -152,32 +148,4 @@ final class EACContext {
     func importCertificate(_ certificate: CVCertificate) -> Bool {
         certificate.encoded.withUnsafeBufferPointer { TA_STEP2_import_certificate(pointer, $0.baseAddress, $0.count) } == 1
     }
-
-    /// TA's signature over ID_PICC ‖ r_PICC ‖ Comp(~PK_PCD) (TR-03110-2 §3.5 / libeac
-    /// TA_STEP5_sign), in the format the terminal key's TA protocol prescribes.
-    func sign(idPICC: [UInt8], challenge: [UInt8], compressedEphemeralKey: [UInt8]) throws -> [UInt8] {
-        let nonce = try BufferMemory(challenge), id = try BufferMemory(idPICC), comp = try BufferMemory(compressedEphemeralKey)
-        guard TA_STEP4_set_nonce(pointer, nonce.pointer) == 1,
-              let signature = TA_STEP5_sign(pointer, comp.pointer, id.pointer, nil) else {
-            throw TerminalAuthenticationError.library("libeac could not sign the challenge: \(EACLibrary.openSSLErrors())")
-        }
-        defer { BUF_MEM_clear_free(signature) }
-        return Array(UnsafeRawBufferPointer(start: signature.pointee.data, count: signature.pointee.length))
-    }
-}
-
-/// An OpenSSL BUF_MEM holding a copy of some bytes, for libeac's calls.
-final class BufferMemory {
-    let pointer: UnsafeMutablePointer<BUF_MEM>
-
-    init(_ bytes: [UInt8]) throws {
-        guard let buffer = BUF_MEM_new(), BUF_MEM_grow(buffer, max(bytes.count, 1)) != 0 else {
-            throw TerminalAuthenticationError.library("out of memory")
-        }
-        bytes.withUnsafeBytes { buffer.pointee.data.update(from: $0.bindMemory(to: CChar.self).baseAddress!, count: bytes.count) }
-        buffer.pointee.length = bytes.count
-        pointer = buffer
-    }
-
-    deinit { BUF_MEM_clear_free(pointer) }
 }

@@ -91,6 +91,8 @@ public enum TLVError: Error, Equatable, Sendable, CustomStringConvertible {
     case indefiniteLength(offset: Int)
     case unexpectedTag(expected: UInt32, found: UInt32)
     case missing(String)
+    /// A present but invalid field, described with where it is and what was found.
+    case malformed(String)
 
     public var description: String {
         switch self {
@@ -101,6 +103,7 @@ public enum TLVError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unexpectedTag(let e, let f):
             return "Malformed TLV data: expected tag \(hexTag(e)), found \(hexTag(f))."
         case .missing(let what): return "Malformed data: \(what) is missing."
+        case .malformed(let what): return "Malformed data: \(what)."
         }
     }
 }

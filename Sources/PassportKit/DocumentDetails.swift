@@ -17,6 +17,8 @@ public struct DocumentDetails: Sendable {
             (.com, { try $0.describeCOM($1) }),
             (.dataGroup(1), { try $0.describeDG1($1, now: now) }),
             (.dataGroup(2), { try $0.describeDG2($1) }),
+            (.dataGroup(3), { try $0.describeDG3($1) }),
+            (.dataGroup(4), { try $0.describeDG4($1) }),
             (.dataGroup(11), { try $0.describeDG11($1) }),
             (.dataGroup(12), { try $0.describeDG12($1) }),
             (.dataGroup(14), { try $0.describeDG14($1) }),
@@ -59,6 +61,36 @@ public struct DocumentDetails: Sendable {
             let size = face.width.map { w in "\(w)×\(face.height ?? 0), " } ?? ""
             lines.append(("Face", "\(face.format.rawValue), \(size)\(face.image.count) bytes, \(face.standard), \(face.featurePoints.count) feature point(s)"))
         }
+    }
+
+    private mutating func describeDG3(_ bytes: [UInt8]) throws {
+        let dg3 = try DataGroup3(bytes: bytes)
+        report.dg3 = dg3.fingers.map { finger in
+            DocumentReport.BiometricImage(position: finger.positionName, positionCode: finger.position,
+                                          format: finger.compression.description, width: finger.width, height: finger.height,
+                                          resolutionPPI: finger.scanResolution.horizontal, quality: finger.qualityDescription,
+                                          impression: finger.impressionTypeName, imageBytes: finger.image.count)
+        }
+        for finger in dg3.fingers {
+            lines.append(("Finger", "\(finger.positionName), \(finger.compression), \(finger.width)×\(finger.height) at \(finger.scanResolution.horizontal) ppi, "
+                          + "quality \(finger.qualityDescription), \(finger.impressionTypeName), \(finger.image.count) bytes"))
+        }
+        if !dg3.enciphered.isEmpty { lines.append(("Finger", "\(dg3.enciphered.count) enciphered record(s), not shown")) }
+    }
+
+    private mutating func describeDG4(_ bytes: [UInt8]) throws {
+        let dg4 = try DataGroup4(bytes: bytes)
+        report.dg4 = dg4.irises.map { iris in
+            DocumentReport.BiometricImage(position: iris.eye.description, positionCode: iris.eye.rawValue,
+                                          format: iris.format.description, width: iris.width, height: iris.height,
+                                          resolutionPPI: nil, quality: iris.qualityDescription, impression: nil,
+                                          imageBytes: iris.image.count)
+        }
+        for iris in dg4.irises {
+            lines.append(("Iris", "\(iris.eye), image \(iris.imageNumber), \(iris.format), \(iris.width)×\(iris.height), "
+                          + "quality \(iris.qualityDescription), \(iris.image.count) bytes"))
+        }
+        if !dg4.enciphered.isEmpty { lines.append(("Iris", "\(dg4.enciphered.count) enciphered record(s), not shown")) }
     }
 
     private mutating func describeDG11(_ bytes: [UInt8]) throws {

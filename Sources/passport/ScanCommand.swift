@@ -73,10 +73,13 @@ struct ScanCommand: ParsableCommand {
     /// The inspection system's chain, loaded (and checked) before the chip is touched.
     func terminalCredentials() throws -> TerminalCredentials? {
         let credentials = try eac.load()
-        if let terminal = credentials?.terminal {
-            let today = CVDate.today()
+        if let credentials {
+            let terminal = credentials.terminal, today = CVDate.today()
             if terminal.expires < today {
                 printError("warning: \(terminal.holderReference) expired on \(terminal.expires); a chip that has seen a later date refuses it")
+            }
+            if credentials.keyMatchesTerminalCertificate() == false {
+                printError("warning: the terminal private key does not belong to \(terminal.holderReference); the chip will refuse EXTERNAL AUTHENTICATE")
             }
         }
         return credentials
@@ -108,6 +111,7 @@ struct ScanCommand: ParsableCommand {
         if watch { try runWatch(); return }
         let progress = ProgressPrinter(enabled: true)
         do {
+            let credentials = try terminalCredentials()
             let key = try accessKey()
             let destination = URL(fileURLWithPath: out ?? defaultDumpName())
             if FileManager.default.fileExists(atPath: destination.path) { throw DumpError.destinationExists(destination.path) }
@@ -121,7 +125,7 @@ struct ScanCommand: ParsableCommand {
             request.useNFC = nfc
             request.exchangeTimeout = apduTimeout
             request.resumeWait = resumeWait
-            request.terminalCredentials = try terminalCredentials()
+            request.terminalCredentials = credentials
             let limit = apduTimeout, json = self.json
             request.nfcDevice = connstring
             let scanned = try PassportScanner.scan(

@@ -39,7 +39,8 @@ final class ReaderBench {
         let (enc, mac) = ([UInt8](repeating: 0x11, count: 16), [UInt8](repeating: 0x22, count: 16))
         chip.session = ChipSecureMessaging(keys: SessionKeys(suite: .aes, encryptionKey: enc, macKey: mac), ssc: zero)
         let keys = SessionKeys(suite: .aes, encryptionKey: enc, macKey: mac)
-        let result = PACE.Result(keys: keys, ssc: zero, info: info, password: "MRZ", chipAuthenticationMapping: cam)
+        let result = PACE.Result(keys: keys, ssc: zero, info: info, password: "MRZ", chipAuthenticationMapping: cam,
+                                 terminalEphemeralKey: [], chipEphemeralKey: [])
         return ReadSession(control: control(AccessCredentials(mrz: key), pacePrivateKeys: pacePrivateKeys),
                            gained: .pace(result, .mrz(key)), stack: SecureStack(over: channel, keys: keys, ssc: zero, learned: LearnedReadSize()))
     }

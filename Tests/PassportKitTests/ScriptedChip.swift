@@ -308,6 +308,7 @@ final class EventLog {
             case .extendedLengthRefused(let file): return "extended length refused at \(file)"
             case .interrupted(let file, let read, _): return "interrupted \(file) at \(read)"
             case .resumed(let file, let offset, _): return "resumed \(file) at \(offset)"
+            case .terminalAuthenticationFailed(let reason): return "terminal authentication failed: \(reason)"
             }
         }
     }

@@ -139,7 +139,9 @@ class PaceTerminal:
             ks_enc, ks_mac = run.session_keys()
             result = {"ks_enc": ks_enc, "ks_mac": ks_mac, "profile": profile,
                       "cipher": "3DES" if profile.cipher.startswith("3DES") else "AES",
-                      "terminal_token": token, "chip_token": reply[0x86]}
+                      "terminal_token": token, "chip_token": reply[0x86],
+                      # for Terminal Authentication: ID_PICC = Comp(chip's key), PACE-CAM's ~PK_PCD
+                      "chip_ephemeral_key": chip_key, "terminal_ephemeral_key": mine}
             if profile.mapping == "CAM":
                 if 0x8A not in reply:
                     raise PaceFailed(4, 0x9000, "no DO'8A' (PACE-CAM)")

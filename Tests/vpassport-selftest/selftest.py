@@ -31,6 +31,14 @@
 6. Fault injection (--fault, faults.py): the option syntax and its errors,
    and in-process reads under BAC with each kind (drop, bad-mac, replay,
    status:SW, slow, extra), each point (offset > 0, /0, /any) and count.
+7. Terminal Authentication (needs OpenPACE and the CA terminal's tools), against
+   Fixtures/passport-eac with the terminal of ta_terminal.py (OpenPACE's
+   TA_STEP5_sign; its own certificate chain, APDUs, ID_PICC and Comp()): BAC + CA
+   + TA with pki/eac/terminal (extended and chained PSO) and terminal-rsa, PACE +
+   CA + TA, PACE-CAM + TA; DG3/DG4 read byte for byte after it and 6982 before it;
+   expired/ refused at PSO:Verify Certificate, wrong-cvca/ at MSE:Set DST,
+   no-dg3-right/ reads DG4 only, a wrong key or ID_PICC 6300 at EXTERNAL
+   AUTHENTICATE, the chip's date, the other status words, the trust point options.
 """
 import json
 import os
@@ -844,6 +852,204 @@ def fault_cases():
             check(True, "drop@DG2: the card vanishes at an offset > 0")
 
 
+# --- Terminal Authentication ------------------------------------------------------------------------
+def ta_round_trip():
+    import argparse
+    import datetime
+    import logging
+    import shutil
+    from vpassport import pace
+    from vpassport.assemble import build_ta
+    from vpassport.dump import load_dump
+    from smoke_client import Reader
+    from pace_terminal import MRZ
+    from ta_terminal import Folder, TaFailed, TaTerminal, chip_authentication, x_coordinate
+    print("Terminal Authentication (in-process, terminal of ta_terminal.py)")
+    try:
+        import cryptography  # noqa: F401  (the CA terminal)
+    except ImportError:
+        print("  skipped: the CA test terminal needs python3-cryptography")
+        return
+    if shutil.which("openssl") is None:
+        print("  skipped: the CA test terminal needs the openssl command")
+        return
+    dump = os.path.join(ROOT, "Fixtures", "passport-eac")
+    eac = os.path.join(ROOT, "Fixtures", "pki", "eac")
+    if not os.path.isdir(dump):
+        print("  skipped: %s is absent" % dump)
+        return
+    files = load_dump(dump)
+    mrz = mrz_information(files["DG1"])
+    quiet = logging.getLogger("selftest-quiet")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+    aid = bytes.fromhex("A0000002471001")
+
+    def options(**kw):
+        values = dict(dump_dir=dump, eac_cvca=None, eac_date=None, verbose=False)
+        values.update(kw)
+        return argparse.Namespace(**values)
+
+    def chip(profile=None, extra_files=None, **kw):
+        f = dict(files, **(extra_files or {}))
+        base = eac_chip(f, dump_dir=dump)
+        ta = build_ta(options(**kw), f, mrz, quiet)
+        pace_chip_ = None
+        if profile is not None:
+            pace_chip_ = pace.PaceChip([profile], mrz, "123456", ca_private_key=base.ca.private.secret)
+            f["CardAccess"] = pace.card_access([profile])
+        return EmrtdOS(f, aa=base.aa, ca=base.ca, ta=ta, pace=pace_chip_)
+
+    def bac_ca(c):
+        r = Reader(Direct(c))
+        r.plain(0xA4, 0x04, 0x0C, aid)
+        assert r.bac(mrz) == 0x9000
+        return r, chip_authentication(r, r.read_short(0x010E, 14))
+
+    def reads(r):
+        return r.read_short(0x0103, 3) == files["DG3"] and r.read_short(0x0104, 4) == files["DG4"]
+
+    def sw_of(fn):
+        try:
+            fn()
+            return 0x9000
+        except TaFailed as e:
+            return e.sw
+
+    id_bac = mrz[:10].encode()               # document number + check digit
+    ok_date = datetime.date(2025, 7, 1)
+
+    # before TA: SELECT works, READ BINARY (by SFI, after SELECT, odd INS) 6982
+    c = chip()
+    r, point = bac_ca(c)
+    sws = [r.select_ef(0x0103), r.sm(0xB0, 0, 0, ne=4)[1], r.sm(0xB0, 0x83, 0, ne=4)[1],
+           r.sm(0xB0, 0x84, 0, ne=4)[1], r.sm(0xB1, 0x01, 0x04, tlv(0x54, b"\x00"), ne=8)[1]]
+    check(sws == [0x9000, 0x6982, 0x6982, 0x6982, 0x6982] and r.keys is not None and
+          r.sm(0xB0, 0x9C, 0, ne=36) == (files["CVCA"], 0x9000),
+          "before TA: SELECT DG3 9000; READ DG3/DG4 (B0, SFI, B1) 6982, session kept; EF.CVCA (011C) "
+          "readable (%s)" % " ".join("%04X" % x for x in sws))
+    check(c.ta.date == datetime.date(2024, 9, 30), "the chip's date starts at EF.SOD's signing time (%s)" % c.ta.date)
+
+    # BAC + CA + TA: ECDSA (extended PSO and chained PSO) and RSA (a mixed chain)
+    for folder, chaining in (("terminal", False), ("terminal", True), ("terminal-rsa", False)):
+        c = chip()
+        r, point = bac_ca(c)
+        t = TaTerminal(r, chaining=chaining)
+        sw = sw_of(lambda: t.run(os.path.join(eac, folder), id_bac, x_coordinate(point)))
+        steps = " ".join("%s %04X" % (a[0].split(" (")[0], a[-1]) for a in t.apdus if a[0] != "SELECT EF.CVCA")
+        check(sw == 0x9000 and reads(r) and r.read_extended(0x0103) == files["DG3"],
+              "BAC + CA + TA with pki/eac/%s%s: DG3, DG4 read = dump (%s)" %
+              (folder, " (PSO in command chains)" if chaining else "", "ok" if sw == 0x9000 else steps))
+        check(c.ta.date == ok_date, "%s: chip date moved to %s by UTCVCA00002, the DV and the IS" % (folder, c.ta.date))
+
+    # PACE GM + CA + TA, and PACE-CAM + TA (no CA): ID_PICC = Comp(chip's PACE key)
+    gm, cam = pace.profile_from_options("gm"), pace.profile_from_options("cam")
+    c = chip(gm)
+    r = Reader(Direct(c))
+    result = r.pace(gm, MRZ, mrz)
+    r.sm(0xA4, 0x04, 0x0C, aid)
+    point = chip_authentication(r, r.read_short(0x010E, 14))
+    sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "terminal"), x_coordinate(result["chip_ephemeral_key"]),
+                                         x_coordinate(point)))
+    check(sw == 0x9000 and reads(r), "PACE GM + CA + TA (ID_PICC = Comp(chip's PACE key)): DG3, DG4 = dump (%04X)" % sw)
+    card_security = os.path.join(ROOT, "Fixtures", "passport-pace", "CardSecurity.bin")
+    if os.path.exists(card_security):
+        with open(card_security, "rb") as f:
+            c = chip(cam, extra_files={"CardSecurity": f.read()})
+        r = Reader(Direct(c))
+        result = r.pace(cam, MRZ, mrz)
+        r.sm(0xA4, 0x04, 0x0C, aid)
+        sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "terminal-rsa"),
+                                             x_coordinate(result["chip_ephemeral_key"]),
+                                             x_coordinate(result["terminal_ephemeral_key"])))
+        check(sw == 0x9000 and reads(r),
+              "PACE-CAM + TA without CA (~PK_PCD = terminal's PACE key), RSA terminal: DG3, DG4 = dump (%04X)" % sw)
+
+    # refusals
+    c = chip()
+    r, point = bac_ca(c)
+    t = TaTerminal(r)
+    try:
+        t.run(os.path.join(eac, "expired"), id_bac, x_coordinate(point))
+        check(False, "expired/ refused")
+    except TaFailed as e:
+        check(e.step == "PSO:Verify Certificate UTISTEST00002" and e.sw == 0x6A80 and
+              r.sm(0xB0, 0x83, 0, ne=4)[1] == 0x6982 and r.read_short(0x0101, 1) == files["DG1"],
+              "expired/: the IS certificate (expired 2025-06-30 < chip date 2025-07-01) -> %s %04X; "
+              "DG3 6982, session kept" % (e.step, e.sw))
+    r, point = bac_ca(chip())
+    try:
+        TaTerminal(r).run(os.path.join(eac, "wrong-cvca"), id_bac, x_coordinate(point))
+        check(False, "wrong-cvca/ refused")
+    except TaFailed as e:
+        check(e.step == "MSE:Set DST UTCVCAX0001" and e.sw == 0x6A88 and r.read_short(0x0101, 1) == files["DG1"],
+              "wrong-cvca/: %s -> %04X, session kept" % (e.step, e.sw))
+    r, point = bac_ca(chip())
+    sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "no-dg3-right"), id_bac, x_coordinate(point)))
+    check(sw == 0x9000 and r.sm(0xB0, 0x83, 0, ne=4)[1] == 0x6982 and r.read_short(0x0104, 4) == files["DG4"],
+          "no-dg3-right/: TA 9000, DG3 6982, DG4 = dump")
+    other = Folder(os.path.join(eac, "no-dg3-right"))
+    r, point = bac_ca(chip())
+    sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "terminal"), id_bac, x_coordinate(point),
+                                         sign_with=(other.is_cert, other.key)))
+    check(sw == 0x6300 and r.sm(0xB0, 0x83, 0, ne=4)[1] == 0x6982 and r.read_short(0x0101, 1) == files["DG1"],
+          "terminal/ signed with another key: EXTERNAL AUTHENTICATE 6300, DG3 6982, session kept")
+    r, point = bac_ca(chip())
+    sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "terminal"), b"C01X00T470", x_coordinate(point)))
+    check(sw == 0x6300, "a wrong ID_PICC: EXTERNAL AUTHENTICATE 6300")
+    r, point = bac_ca(chip(eac_date="410101"))
+    try:
+        TaTerminal(r).run(os.path.join(eac, "terminal"), id_bac, x_coordinate(point))
+        check(False, "--eac-date 410101 refuses the DV")
+    except TaFailed as e:
+        check(e.step == "PSO:Verify Certificate UTDVTEST00001" and e.sw == 0x6A80,
+              "--eac-date 410101: the DV certificate (expires 2040-12-31) -> %s %04X" % (e.step, e.sw))
+
+    # status words of the single commands
+    c = chip()
+    r = Reader(Direct(c))
+    r.plain(0xA4, 0x04, 0x0C, aid)
+    mse = tlv(0x83, b"UTCVCA00001")
+    plain = c.execute(bytes([0, 0x22, 0x81, 0xB6, len(mse)]) + mse)[-2:]
+    r.bac(mrz)
+    before_ca = r.sm(0x22, 0x81, 0xB6, mse)[1]
+    point = chip_authentication(r, r.read_short(0x010E, 14))
+    folder = Folder(os.path.join(eac, "terminal"))
+    link, dv = folder.certs["UTCVCA00002"], folder.certs["UTDVTEST00001"]
+    from ta_terminal import content
+    sws = [r.sm(0x2A, 0x00, 0xBE, content(dv), extended=True)[1],               # no MSE:Set DST
+           r.sm(0x22, 0x81, 0xB6, tlv(0x83, b"UTDVTEST00001"))[1],              # not a trust point
+           r.sm(0x22, 0x81, 0xB6, b"\x83")[1],                                  # not TLV
+           r.sm(0x22, 0x81, 0xB7, mse)[1],                                      # P2
+           r.sm(0x22, 0x81, 0xB6, mse)[1],
+           r.sm(0x2A, 0x00, 0xBE, content(dv), extended=True)[1],               # DV signed by the link key
+           r.sm(0x2A, 0x00, 0xBE, b"\x7F\x4E\x00", extended=True)[1],          # garbage
+           r.sm(0x2A, 0x00, 0xBE, content(link), extended=True)[1],
+           r.sm(0x22, 0x81, 0xA4, tlv(0x83, b"UTCVCA00002"))[1],                # Set AT with a CVCA
+           r.sm(0x82, 0x00, 0x00, bytes(64))[1]]                                # no Set AT / challenge
+    want = [0x6985, 0x6A88, 0x6A80, 0x6A86, 0x9000, 0x6A80, 0x6A80, 0x9000, 0x6A88, 0x6985]
+    check(plain == b"\x69\x82" and before_ca == 0x6985 and sws == want and r.keys is not None,
+          "status words: plain MSE:Set DST 6982, before CA 6985; PSO without DST 6985, DST unknown "
+          "6A88, bad data 6A80, P2 6A86, PSO with the wrong key or garbage 6A80, Set AT of a CVCA "
+          "6A88, EXTERNAL AUTHENTICATE without Set AT 6985 (%s)" % " ".join("%04X" % x for x in sws))
+
+    # trust point options
+    for kw, part in ((dict(eac_cvca=[os.path.join(eac, "TEST-ONLY-UTCVCAX0001.cvcert")]), "not a trust point"),
+                     (dict(eac_date="2507"), "YYMMDD")):
+        try:
+            build_ta(options(**kw), files, mrz, quiet)
+            check(False, "%s refused" % kw)
+        except ValueError as e:
+            check(part in str(e), "refused: %s" % str(e).split(": ", 1)[-1][:90])
+    ta = build_ta(options(eac_cvca=[os.path.join(eac, "TEST-ONLY-UTCVCA00001.cvcert")], eac_date="250101"),
+                  files, mrz, quiet)
+    check(sorted(ta.trust_points) == ["UTCVCA00001"] and ta.date == datetime.date(2025, 1, 1),
+          "--eac-cvca FILE and --eac-date 250101")
+    no_cvca = dict(files)
+    del no_cvca["CVCA"]
+    check(build_ta(options(), no_cvca, mrz, quiet) is None, "a dump without CVCA.bin: no TA, DG3/DG4 served as any DG")
+
+
 def main():
     icao_vectors()
     mrz_cases()
@@ -855,6 +1061,7 @@ def main():
         pace_vectors()
         aes_sm_example()
         pace_round_trip()
+        ta_round_trip()
     else:
         print("PACE: skipped, OpenPACE (Debian libeac3) is not installed")
     print("%d failure(s)" % len(failures))

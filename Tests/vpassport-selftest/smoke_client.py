@@ -189,7 +189,8 @@ class Reader:
     def _next_ssc(self):
         self.ssc = (self.ssc + 1) % (1 << (8 * self.block))
 
-    def protect(self, ins, p1, p2, data=b"", ne=None, extended=False, tamper=False):
+    def protect(self, ins, p1, p2, data=b"", ne=None, extended=False, tamper=False, cla=0x0C):
+        """cla 0C, or 1C for a command of a chain (ISO/IEC 7816-4 command chaining)."""
         self._next_ssc()
         dos = b""
         if data:
@@ -198,16 +199,16 @@ class Reader:
         if ne is not None:
             dos += tlv(0x97, (ne % (65536 if extended else 256)).to_bytes(
                 2 if extended else 1, "big"))
-        mac = self._mac(self._pad(bytes([0x0C, ins, p1, p2])) + dos)
+        mac = self._mac(self._pad(bytes([cla, ins, p1, p2])) + dos)
         if tamper:
             mac = bytes([mac[0] ^ 1]) + mac[1:]
-        return encode(0x0C, ins, p1, p2, dos + tlv(0x8E, mac),
+        return encode(cla, ins, p1, p2, dos + tlv(0x8E, mac),
                       65536 if extended else 256, extended)
 
-    def sm(self, ins, p1, p2, data=b"", ne=None, extended=False, tamper=False):
+    def sm(self, ins, p1, p2, data=b"", ne=None, extended=False, tamper=False, cla=0x0C):
         """Send a protected command; returns (plain data, SW). A response
         without SM objects means the chip aborted SM: returned as is."""
-        resp = self.t.transmit(self.protect(ins, p1, p2, data, ne, extended, tamper))
+        resp = self.t.transmit(self.protect(ins, p1, p2, data, ne, extended, tamper, cla))
         body, sw = resp[:-2], int.from_bytes(resp[-2:], "big")
         self._next_ssc()
         if not body:

@@ -254,6 +254,9 @@ class Checker:
         if os.path.isdir(os.path.join(self.fx, "passport-pace")):
             self.check_pace(files, csca)
 
+        if os.path.isdir(os.path.join(self.fx, "passport-eac")):
+            self.check_eac(files, csca)
+
         cases_path = os.path.join(self.fx, "pa", "cases.json")
         if os.path.exists(cases_path):
             cases = json.loads(open(cases_path).read())["cases"]
@@ -301,6 +304,130 @@ def _check_pace(self, files: dict, csca: str) -> None:
 
 
 Checker.check_pace = _check_pace
+
+
+def _check_eac(self, files: dict, csca: str) -> None:
+    """pki/eac: every CV certificate parses (here and with OpenPACE's cvc-print), verifies with its
+    issuer's key, has the CHAT and dates of eac.py, each terminal folder holds exactly its files and
+    its key matches its certificate. passport-eac/: the LDS files of passport/ plus DG3, DG4, a DG14
+    with TerminalAuthenticationInfo, EF.CVCA, and an EF.SOD over all of them."""
+    import io
+    from PIL import Image
+    from . import biometrics, cvc, eac
+    print("pki/eac")
+    pki = os.path.join(self.fx, "pki", "eac")
+    certs, paths = {}, {}
+    for chr, *_ in eac.AUTHORITIES:
+        paths[chr] = os.path.join(pki, f"TEST-ONLY-{chr}.cvcert")
+    for folder, chr, *_ in eac.TERMINALS:
+        paths[chr] = os.path.join(pki, folder, f"{chr}.cvcert")
+    for chr, path in paths.items():
+        with open(path, "rb") as f:
+            certs[chr] = f.read()
+
+    def domain(c):
+        while c.role != cvc.ROLE_CVCA:
+            c = cvc.Cvc(certs[c.car])
+        return c
+    specs = {a[0]: (a[1], a[2], a[3], a[4], a[6], a[7] or a[0]) for a in eac.AUTHORITIES}
+    specs.update({t[1]: (cvc.ROLE_IS, t[2], t[3], t[4], t[6], t[7][-1]) for t in eac.TERMINALS})
+    for chr, data in certs.items():
+        c = cvc.Cvc(data)
+        role, rights, eff, exp, scheme, issuer = specs[chr]
+        signer = cvc.Cvc(certs[issuer])
+        ok = c.verify(signer.public_key(domain(signer)), signer.key_oid)
+        facts = (c.chr, c.car, c.role, c.rights, c.effective, c.expiration, c.key_oid, c.chat_oid)
+        want = (chr, issuer, role, rights, eff, exp, scheme, cvc.ID_IS)
+        r = subprocess.run(["cvc-print", "--cvc=" + paths[chr]], capture_output=True)
+        printed = r.stdout.decode(errors="replace")
+        self.ok(ok and facts == want and f"CHR: {chr}" in printed,
+                f"{chr}: {cvc.ROLE_NAMES[c.role]}, CAR {c.car}, rights {c.rights:02X}, {c.effective} .. "
+                f"{c.expiration}, signature verifies with {issuer}'s key, cvc-print reads it")
+    for folder, chr, rights, eff, exp, kind, scheme, chain in eac.TERMINALS:
+        names = sorted(os.listdir(os.path.join(pki, folder)))
+        want = sorted([f"{c}.cvcert" for c in chain] + [f"{chr}.cvcert", f"{chr}.pkcs8"])
+        same = all(self.read("pki", "eac", folder, f"{c}.cvcert") == self.read("pki", "eac", f"TEST-ONLY-{c}.cvcert")
+                   for c in chain)
+        from cryptography.hazmat.primitives import serialization
+        key = serialization.load_der_private_key(self.read("pki", "eac", folder, f"{chr}.pkcs8"), None)
+        self.ok(names == want and same and cvc.public_matches(cvc.Cvc(certs[chr]), key, None),
+                f"pki/eac/{folder}/: {' '.join(names)}; copies = pki/eac's; the key is {chr}'s")
+
+    print("passport-eac")
+    eac_files = {}
+    for name in eac.PASSPORT_EAC_FILES:
+        data = self.read("passport-eac", name)
+        if name != "CVCA.bin":
+            self.walk(der.parse_one(data))
+        eac_files[name] = data
+    self.ok(all(eac_files[f] == files[f] for f in ("DG1.bin", "DG2.bin", "DG11.bin", "DG12.bin", "DG15.bin")),
+            "DG1, DG2, DG11, DG12, DG15 = passport/'s")
+    com = {c.tag_int: c.value for c in der.parse_one(eac_files["COM.bin"]).children()}
+    self.ok(com[0x5C] == bytes([0x61, 0x75, 0x63, 0x76, 0x6B, 0x6C, 0x6E, 0x6F]),
+            "EF.COM lists DG1 DG2 DG3 DG4 DG11 DG12 DG14 DG15")
+    infos = der.parse_one(eac_files["DG14.bin"]).children()[0].children()
+    main_infos = der.parse_one(files["DG14.bin"]).children()[0].children()
+    ta = [i for i in infos if i.children()[0].as_oid() == eac.ID_TA]
+    self.ok(len(infos) == 3 and all(m.raw in [i.raw for i in infos] for m in main_infos) and len(ta) == 1
+            and ta[0].children()[1].as_int() == 1,
+            "DG14: passport/'s SecurityInfos plus TerminalAuthenticationInfo (id-TA, version 1)")
+    s = sod.parse(eac_files["SOD.bin"])
+    dg_numbers = {"DG1.bin": 1, "DG2.bin": 2, "DG3.bin": 3, "DG4.bin": 4, "DG11.bin": 11, "DG12.bin": 12,
+                  "DG14.bin": 14, "DG15.bin": 15}
+    hashes_ok = all(s["dg_hashes"].get(n) == hashlib.sha256(eac_files[f]).digest() for f, n in dg_numbers.items())
+    self.ok(sorted(s["dg_hashes"]) == sorted(dg_numbers.values()) and hashes_ok
+            and s["message_digest"] == hashlib.sha256(s["econtent"]).digest() and s["signing_time"] == "240930100000Z",
+            "EF.SOD: SHA-256 of DG1-4, 11, 12, 14, 15 match, messageDigest, signingTime 2024-09-30")
+    bare = os.path.join(self.tmp, "passport-eac.cms.der")
+    with open(bare, "wb") as f:
+        f.write(sod.unwrap(eac_files["SOD.bin"]))
+    rc, out = self.openssl(["cms", "-verify", "-inform", "DER", "-in", bare, "-CAfile", csca,
+                            "-purpose", "any", "-out", os.devnull])
+    self.ok(rc == 0 and s["certificates"][0] == from_pem(self.read("pki", "TEST-ONLY-dsc-UTO.pem")),
+            f"openssl cms -verify EF.SOD (DSC 01, CA pki/TEST-ONLY-csca-UTO.pem): {_last(out)}")
+    cvca = eac_files["CVCA.bin"]
+    self.ok(len(cvca) == eac.EF_CVCA_SIZE and cvca.startswith(b"\x42\x0bUTCVCA00001") and not any(cvca[13:]),
+            "EF.CVCA: 42 0B UTCVCA00001, 00 padding to 36 bytes")
+
+    def decodes(data, fmt):
+        if fmt == "WSQ":                       # NBIS codestream: SOI FFA0 ... SOF FFA2 ... EOI FFA1
+            return data[:2] == b"\xff\xa0" and data[-2:] == b"\xff\xa1" and b"\xff\xa2" in data
+        img = Image.open(io.BytesIO(data))
+        img.load()
+        return img.format == fmt and img.mode == "L"
+    names = {5: "PNG", 3: "JPEG", 2: "WSQ", 4: "JPEG2000"}
+    dg3 = eac_files["DG3.bin"]
+    seen = []
+    for header, record, offset in biometrics.templates(dg3):
+        rec = biometrics.parse_finger_record(record)
+        fmt = names[rec["compression"]]
+        ok = (header[0x81] == b"\x08" and header[0x87] == b"\x01\x01" and header[0x88] == b"\x00\x07"
+              and header[0x82][0] == biometrics.FINGER_SUBTYPE[rec["position"]] and rec["total"] == len(record)
+              and rec["length"] == len(record) - 32 and rec["resolution"] == (500,) * 4 and rec["depth"] == 8
+              and decodes(rec["image"], fmt))
+        seen.append(f"{biometrics.FINGER_POSITIONS[rec['position']]} {fmt}")
+        self.ok(ok, f"DG3 template: 19794-4 record, {biometrics.FINGER_POSITIONS[rec['position']]}, {fmt} "
+                    f"{rec['width']}x{rec['height']} at 500 ppi, {len(rec['image'])} bytes, decodes")
+    self.ok(len(seen) >= 2 and len(dg3) < 65533, f"DG3: {len(seen)} fingers, {len(dg3)} bytes (one extended read)")
+    (header, record, offset), = biometrics.templates(eac_files["DG4.bin"])
+    rec = biometrics.parse_iris_record(record)
+    ok = (header[0x81] == b"\x10" and header[0x88] == b"\x00\x09" and rec["total"] == len(record) == rec["end"]
+          and rec["headerLength"] == 45 and [e["subtype"] for e in rec["eyes"]] == [1, 2]
+          and all(decodes(e["image"], "JPEG2000") and Image.open(io.BytesIO(e["image"])).size == (640, 480)
+                  for e in rec["eyes"]))
+    self.ok(ok, f"DG4: 19794-6 record, right and left eye, mono JPEG 2000 640x480, {len(record)} bytes, decode")
+    exp = json.loads(self.read("passport-eac", "expected.json"))
+    same = all(hashlib.sha256(eac_files[f]).hexdigest() == v["sha256"] for f, v in exp["files"].items())
+    images = all(hashlib.sha256(dg3[r["imageOffsetInFile"]:r["imageOffsetInFile"] + r["imageLength"]]).hexdigest()
+                 == r["imageSha256"] for r in exp["dg3"]["records"])
+    images = images and all(hashlib.sha256(eac_files["DG4.bin"][e["imageOffsetInFile"]:e["imageOffsetInFile"]
+                                                                 + e["imageLength"]]).hexdigest() == e["imageSha256"]
+                            for e in exp["dg4"]["eyes"])
+    self.ok(same and images and len(exp["files"]) == len(eac.PASSPORT_EAC_FILES),
+            "expected.json: file and image sha256 values match")
+
+
+Checker.check_eac = _check_eac
 
 
 def _spki(cert: bytes) -> bytes:

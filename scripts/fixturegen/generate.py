@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 
-from . import cardsecurity, keys, lds, mrz, portrait, sod, x509
+from . import cardsecurity, eac, keys, lds, mrz, portrait, sod, x509
 from .x509 import (KU_CRL_SIGN, KU_DIGITAL_SIGNATURE, KU_KEY_CERT_SIGN, RSA_SHA256, Scheme, utc)
 
 # ---------------------------------------------------------------------------
@@ -181,6 +181,7 @@ class Generator:
         self.write(os.path.join(main, "mrz.txt"), ("\n".join(self.mrz_lines) + "\n").encode())
         self.write(os.path.join(main, "expected.json"), self.expected_json(main))
         self.run_pace()
+        eac.run(self, SIGNING_TIME)
         if with_pa:
             self.run_pa()
 

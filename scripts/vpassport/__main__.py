@@ -4,7 +4,7 @@
         [--verbose] [--fault KIND@FILE[/0|/any][:once|always|N]]... [--quirk NAME[:ARG]]...
         [--pace [--can N] [--mapping gm|im|cam] [--dh] [--no-bac]]
         [--aa-key FILE] [--aa-hash H] [--aa-bad-signature]
-        [--ca-key FILE] [--ca-wrong-key]
+        [--ca-key FILE] [--ca-wrong-key] [--eac-cvca FILE]... [--eac-date YYMMDD]
         [--ready-file PATH] [--port N]       run the card until vpcd hangs up
   reader (--present | --absent) [--name N] [--timeout S]
                                              wait for a vpcd slot's state
@@ -23,7 +23,7 @@ VPCD_PORT = 0x8C7B  # CHANNELID of /etc/reader.conf.d/vpcd
 
 
 def cmd_serve(args):
-    from .assemble import DEFAULT_CA_KEY, DUMP_CA_KEY, build_aa, build_ca, build_pace, key_file
+    from .assemble import DEFAULT_CA_KEY, DUMP_CA_KEY, build_aa, build_ca, build_pace, build_ta, key_file
     from .chip import EmrtdOS
     from .dump import check_mrz_information, load_dump, logical_name
     from .vicc import connect, serve
@@ -68,6 +68,12 @@ def cmd_serve(args):
         if args.ca_wrong_key and chip_ca is None:
             raise ValueError("--ca-wrong-key: this chip has no Chip Authentication "
                              "(needs DG14 and its private key)")
+        from .dump import mrz_information as _mrz_information
+        chip_ta = build_ta(args, files, _mrz_information(files["DG1"]), log)
+        if chip_ta is not None and chip_ca is None and not (
+                pace_chip is not None and pace_chip.ca_private_key is not None):
+            log.warning("EF.CVCA but no Chip Authentication (nor PACE-CAM): Terminal Authentication "
+                        "cannot be performed, DG3 and DG4 stay unreadable")
         from . import faults
         from .quirks import Quirks
         quirks = Quirks(args.quirk or [])
@@ -79,7 +85,7 @@ def cmd_serve(args):
         chip = EmrtdOS(files, extended_length=not args.no_extended_length,
                        drop_during=drop, verbose=args.verbose, pace=pace_chip,
                        bac_enabled=not args.no_bac, aa=chip_aa, ca=chip_ca, faults=armed,
-                       quirks=quirks)
+                       quirks=quirks, ta=chip_ta)
         log.info("quirks: %s", quirks.describe())
         for fault in chip.faults.faults:
             log.info("fault armed: %s", fault.describe())
@@ -174,6 +180,11 @@ def main(argv=None):
     s.add_argument("--aa-hash", choices=["sha1", "sha224", "sha256", "sha384", "sha512"])
     s.add_argument("--aa-bad-signature", action="store_true")
     s.add_argument("--ca-wrong-key", action="store_true")
+    s.add_argument("--eac-cvca", action="append", metavar="FILE",
+                   help="a trust point (CVCA CV certificate) named by EF.CVCA (repeatable); "
+                        "default: looked up by CHR in Fixtures/pki/eac")
+    s.add_argument("--eac-date", metavar="YYMMDD",
+                   help="the chip's current date for Terminal Authentication (default: EF.SOD's signing time)")
     s.add_argument("--ready-file")
     s.add_argument("--port", type=int, default=VPCD_PORT)
     r = sub.add_parser("reader")

@@ -161,3 +161,67 @@ def build_pace(args, files, mrz_info, log, ca_key_file):
         chip.refuse = int(args.pace_refuse, 16)
         log.info("PACE: every GENERAL AUTHENTICATE answered %04X (--pace-refuse)", chip.refuse)
     return chip
+
+
+def build_ta(args, files, mrz_info, log):
+    """ta.TerminalAuthentication when the dump has EF.CVCA (CVCA.bin), else None (DG3/DG4 served
+    like any DG). Trust points: the CVCA certificates EF.CVCA names, from --eac-cvca FILE or looked
+    up by CHR among the *.cvcert files of Fixtures/pki/eac (the dump's repository's, then this
+    checkout's). The chip's date: --eac-date YYMMDD, else EF.SOD's signing time. Raises ValueError."""
+    from . import ta
+    options = getattr(args, "eac_cvca", None) or []
+    date_option = getattr(args, "eac_date", None)
+    if "CVCA" not in files:
+        if options or date_option:
+            raise ValueError("--eac-cvca/--eac-date given, but the dump has no CVCA.bin (EF.CVCA)")
+        return None
+    try:
+        references = ta.ef_cvca_references(files["CVCA"])
+    except (ValueError, IndexError) as e:
+        raise ValueError("CVCA.bin: %s" % e)
+    if not references:
+        raise ValueError("CVCA.bin names no trust point")
+    folders = []
+    if options:
+        candidates = {}
+        for path in options:
+            try:
+                with open(path, "rb") as f:
+                    cert = ta.Certificate(f.read())
+            except (OSError, ValueError) as e:
+                raise ValueError("--eac-cvca %s: %s" % (path, e))
+            if cert.chr not in references:
+                raise ValueError("--eac-cvca %s: %s is not a trust point of EF.CVCA (%s)" %
+                                 (path, cert.chr, ", ".join(references)))
+            candidates[cert.chr] = (cert, path)
+    else:
+        folders = ta.default_search_folders(args.dump_dir or ".", ROOT)
+        candidates = ta.find_certificates(folders, log)
+    anchors = []
+    for reference in references:
+        if reference not in candidates:
+            where = "--eac-cvca" if options else ("looked in " + ", ".join(folders) if folders
+                                                  else "no Fixtures/pki/eac found")
+            log.warning("EF.CVCA names %s, but no certificate of it was found (%s): that trust point "
+                        "is unusable; give --eac-cvca FILE", reference, where)
+            continue
+        cert, path = candidates[reference]
+        if cert.role != ta.ROLE_CVCA or not (cert.has_domain_parameters or
+                                             cert.key_oid.startswith(ta.BSI + ".2.2.2.1.")):
+            raise ValueError("%s (%s) is not a CVCA certificate with its domain parameters" % (path, cert))
+        anchors.append(cert)
+        log.info("Terminal Authentication trust point %s from %s", cert, path)
+    if not anchors:
+        log.warning("no trust point certificate found: Terminal Authentication cannot succeed, "
+                    "DG3 and DG4 stay unreadable")
+    if date_option:
+        date, origin = ta.parse_date(date_option), "--eac-date"
+    else:
+        date, origin = ta.sod_signing_time(files.get("SOD", b"")), "EF.SOD signing time"
+        if date is None:
+            import datetime
+            date, origin = datetime.date.today(), "today (EF.SOD has no signing time)"
+    chip_ta = ta.TerminalAuthentication(anchors, date, mrz_info[:-14],
+                                        verbose=getattr(args, "verbose", False))
+    log.info("Terminal Authentication: %s (%s); DG3/DG4 need it", chip_ta.describe(), origin)
+    return chip_ta

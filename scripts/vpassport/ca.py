@@ -153,6 +153,12 @@ class ChipAuthentication:
         new = BacSession(ks_enc, ks_mac, 0) if arc == 1 else AesSession(ks_enc, ks_mac, 0)
         new.kind = session.kind                 # what opened the session (BAC / PACE)
         new.chip_authenticated = True
+        # For Terminal Authentication (ta.py): ~PK_PCD, and what PACE left for ID_PICC.
+        new.ca_terminal_key = bytes(public_value)
+        new.ca_key_kind = "EC" if isinstance(self.domain, ecc.Curve) else "DH"
+        for name in ("pace_chip_key", "pace_terminal_key", "pace_key_kind", "pace_mapping"):
+            if hasattr(session, name):
+                setattr(new, name, getattr(session, name))
         log.info("Chip Authentication (%s) done; secure messaging restarts with its keys",
                  protocol_name(protocol))
         return 0x9000, b"", new

@@ -1,5 +1,6 @@
 """The emulated eMRTD chip: file system, BAC, PACE (pace.py), secure messaging,
-Active Authentication (aa.py) and Chip Authentication (ca.py).
+Active Authentication (aa.py), Chip Authentication (ca.py) and Terminal
+Authentication with EAC-protected DG3/DG4 (ta.py).
 
 Behaviour choices (status words a reader sees) are listed in README.md next to
 this file; the comments below say why each one was picked.
@@ -50,7 +51,7 @@ class EmrtdOS(SmartcardOS):
 
     def __init__(self, files, extended_length=True, drop_during=None,
                  verbose=False, pace=None, bac_enabled=True, aa=None, ca=None, faults=(),
-                 quirks=None):
+                 quirks=None, ta=None):
         self.quirks = quirks or Quirks()        # quirks.py: field behaviours (--quirk)
         self.files = self.quirks.apply_to_files(files)   # {logical name: bytes}, as served
         self.extended_length = extended_length
@@ -73,6 +74,7 @@ class EmrtdOS(SmartcardOS):
         self.bac_enabled = bac_enabled
         self.aa = aa                            # aa.ActiveAuthentication or None (INS 88: 6D00)
         self.ca = ca                            # ca.ChipAuthentication or None
+        self.ta = ta                            # ta.TerminalAuthentication or None (no EF.CVCA)
         self.next_session = None                # CA: keys for the commands after this one
         self.random = os.urandom                # replaced by the self-test
         self.mrz_info = mrz_information(files["DG1"])
@@ -104,6 +106,7 @@ class EmrtdOS(SmartcardOS):
         self.app_selected = False
         self.locked = False                     # only a reset clears sticky-auth
         self.get_response = None
+        self.chain_data = None                  # ((INS, P1, P2), data) of a command chain
         self.current_ef = None                  # logical name
         self.challenge = None
         self.session = None
@@ -112,6 +115,8 @@ class EmrtdOS(SmartcardOS):
             self.pace.reset()                   # a PACE run in progress is lost
         if self.ca is not None:
             self.ca.reset()
+        if self.ta is not None:
+            self.ta.reset()
 
     def execute(self, msg):
         self.pending_fault = None
@@ -150,7 +155,7 @@ class EmrtdOS(SmartcardOS):
             return sw_bytes(0x6700)
         if self.session is None:
             return self._execute_plain(cmd)
-        if cmd.cla == 0x0C:
+        if cmd.cla == 0x0C or (cmd.cla == 0x1C and self.ta is not None):
             return self._execute_protected(cmd)
         if self._is_select_emrtd(cmd):
             # Re-selecting the application in plain is how a reader restarts
@@ -217,6 +222,9 @@ class EmrtdOS(SmartcardOS):
                    0x82: self._mutual_authenticate}.get(cmd.ins)
         if cmd.ins == 0x88 and self.aa is not None:
             handler = self._internal_authenticate
+        if self._is_terminal_authentication(cmd):
+            return {0x22: self.ta.mse, 0x2A: self.ta.verify_certificate,
+                    0x82: self.ta.external_authenticate}[cmd.ins](cmd, self.session)
         if cmd.ins in (0x22, 0x86) and self._is_chip_authentication(cmd):
             handler = self._chip_authentication
         elif self.pace is not None and cmd.ins in (0x22, 0x86):
@@ -238,11 +246,14 @@ class EmrtdOS(SmartcardOS):
             return sw_bytes(e.sw)
         self.next_session = None
         try:
-            sw, data = self._dispatch(inner)
+            if self._chain(cmd, inner):
+                sw, data = 0x9000, b""          # a part of a command chain, more to come
+            else:
+                sw, data = self._dispatch(inner)
         except ChipError as e:
             sw, data = e.sw, b""
             log.info("SM %s: %s", self._describe(inner), e.why)
-            if inner.ins in (0x22, 0x86):
+            if inner.ins in (0x22, 0x86) and not self._is_terminal_authentication(inner):
                 self._lock("chip authentication failed")
         except InjectedStatus as e:
             # A bare status word instead of a protected response. The session is
@@ -293,8 +304,29 @@ class EmrtdOS(SmartcardOS):
             # Chip Authentication: this response went out under the old keys,
             # everything from the next command on uses the new ones (SSC 0).
             self.session = self.next_session
+            if self.ta is not None:
+                self.ta.reset()
         self.next_session = None
         return response
+
+    def _chain(self, cmd, inner):
+        """ISO/IEC 7816-4 command chaining under secure messaging (CLA 1C … 0C), for
+        PSO:Verify Certificate only (a CVCA certificate does not fit one short APDU).
+        Each part is protected on its own; the plaintexts are joined. True when `cmd`
+        is a part that only waits for the rest; a final part gets the joined data."""
+        pending, self.chain_data = self.chain_data, None
+        if cmd.cla == 0x1C:
+            if inner.ins != 0x2A:
+                raise ChipError(0x6884, "command chaining is supported for PSO:Verify Certificate only")
+            if pending is not None and pending[0] == (inner.ins, inner.p1, inner.p2):
+                self.chain_data = (pending[0], pending[1] + inner.data)
+            else:
+                self.chain_data = ((inner.ins, inner.p1, inner.p2), inner.data)
+            return True
+        if pending is not None and pending[0] == (inner.ins, inner.p1, inner.p2):
+            inner.data = pending[1] + inner.data
+            log.info("command chain of %d bytes", len(inner.data))
+        return False
 
     def _unwrap(self, cmd):
         """Check and decrypt a protected command (9303-11 section 9.8.4)."""
@@ -367,8 +399,11 @@ class EmrtdOS(SmartcardOS):
             self._lock("the session ended (%s)" % why)
         self.session = None
         self.current_ef = None
+        self.chain_data = None
         if self.ca is not None:
             self.ca.reset()
+        if self.ta is not None:
+            self.ta.reset()
 
     # --- file system -------------------------------------------------------------
     @staticmethod
@@ -380,6 +415,8 @@ class EmrtdOS(SmartcardOS):
         """Logical name of an EF of the current DF, by FID or SFI."""
         lds = (fid is not None and (0x0101 <= fid <= 0x0110 or fid in (0x011D, 0x011E))) \
             or (sfi is not None and (1 <= sfi <= 16 or sfi in (0x1D, 0x1E)))
+        if self.app_selected and "CVCA" in self.files and (fid == 0x011C or sfi == 0x1C):
+            lds = True                          # EF.CVCA: an LDS file of the application
         if lds and self.session is None:
             # 6982 even for absent DGs and from the MF: nothing about the
             # contents leaks before authentication.
@@ -487,6 +524,9 @@ class EmrtdOS(SmartcardOS):
         """Common part of B0 and B1. Ne bounds the whole response data field
         (for B1 that includes the DO'53' header). Asking beyond the end returns
         what remains with 6282; an offset at or past the end is 6B00."""
+        if self.ta is not None and not self.ta.allows(name):
+            # EAC: SELECT works, reading needs Terminal Authentication with the right to it.
+            raise ChipError(0x6982, "%s needs Terminal Authentication granting it" % name)
         if cmd.ne is None:
             raise ChipError(0x6700, "READ BINARY without Le")
         if "read-cap" in self.quirks and cmd.ne > self.quirks["read-cap"]:
@@ -524,6 +564,8 @@ class EmrtdOS(SmartcardOS):
         if cmd.ne != 8:
             raise ChipError(0x6700, "GET CHALLENGE needs Le 08")
         self.challenge = self.random(8)
+        if self.session is not None and self.ta is not None:
+            self.ta.get_challenge(self.challenge)     # r_PICC of Terminal Authentication
         return 0x9000, self.challenge
 
     def _mutual_authenticate(self, cmd):
@@ -553,6 +595,8 @@ class EmrtdOS(SmartcardOS):
         ks_enc, ks_mac = bac.session_keys(k_ifd, k_icc)
         self.session = BacSession(ks_enc, ks_mac, bac.initial_ssc(rnd_icc, rnd_ifd))
         self.current_ef = None
+        if self.ta is not None:
+            self.ta.reset()
         log.info("BAC completed, secure messaging on")
         if self.verbose:
             log.info("KS_enc %s KS_mac %s SSC %016X", ks_enc.hex(), ks_mac.hex(),
@@ -574,11 +618,21 @@ class EmrtdOS(SmartcardOS):
             # PACE belongs to the MF: afterwards the MF is current (EF.CardSecurity
             # readable), and the reader selects the eMRTD application under SM.
             self.session, self.current_ef, self.app_selected = session, None, False
+            if self.ta is not None:
+                self.ta.reset()
         return sw, data
 
     # --- Active and Chip Authentication -----------------------------------------------
     def _internal_authenticate(self, cmd):
         return self.aa.internal_authenticate(cmd, self.session)
+
+    def _is_terminal_authentication(self, cmd):
+        """MSE 81xx (Set DST / Set AT), PSO (2A) and, under secure messaging,
+        EXTERNAL AUTHENTICATE (82) belong to Terminal Authentication on an EAC chip."""
+        if self.ta is None:
+            return False
+        return (cmd.ins == 0x22 and cmd.p1 == 0x81) or cmd.ins == 0x2A or \
+            (cmd.ins == 0x82 and self.session is not None)
 
     def _is_chip_authentication(self, cmd):
         """MSE:Set KAT / MSE:Set AT 41xx, and GENERAL AUTHENTICATE under SM,
@@ -606,7 +660,10 @@ class EmrtdOS(SmartcardOS):
     def _describe(self, cmd):
         names = {0xA4: "SELECT", 0xB0: "READ BINARY", 0xB1: "READ BINARY odd",
                  0x84: "GET CHALLENGE", 0x82: "MUTUAL AUTHENTICATE",
-                 0x22: "MSE", 0x86: "GENERAL AUTHENTICATE", 0x88: "INTERNAL AUTHENTICATE"}
+                 0x22: "MSE", 0x86: "GENERAL AUTHENTICATE", 0x88: "INTERNAL AUTHENTICATE",
+                 0x2A: "PSO:Verify Certificate"}
+        if cmd.ins == 0x82 and self.session is not None:
+            names[0x82] = "EXTERNAL AUTHENTICATE"
         text = "%s%s %02X%02X" % ("(chained) " if cmd.cla == 0x10 else "",
                                   names.get(cmd.ins, "INS %02X" % cmd.ins), cmd.p1, cmd.p2)
         if cmd.ins == 0xA4 and len(cmd.data) <= 16:

@@ -6,8 +6,11 @@ from der import find_tlv
 
 
 # Logical file name -> (file identifier, short EF identifier, lives in the MF?)
+# EF.CVCA (TR-03110-3, EAC chips) shares FID 011C / SFI 1C with EF.CardAccess, but in the eMRTD
+# application; a dump file named by FID (ef011C.bin) stays EF.CardAccess.
 FILES = {"COM": (0x011E, 0x1E, False), "SOD": (0x011D, 0x1D, False),
-         "CardAccess": (0x011C, 0x1C, True), "CardSecurity": (0x011D, 0x1D, True)}
+         "CardAccess": (0x011C, 0x1C, True), "CardSecurity": (0x011D, 0x1D, True),
+         "CVCA": (0x011C, 0x1C, False)}
 FILES.update({"DG%d" % n: (0x0100 + n, n, False) for n in range(1, 17)})
 
 # File identifiers of FID-named dumps (ef011E.bin ...); 011D means EF.SOD there.
@@ -18,8 +21,8 @@ _BY_FID[0x011C] = "CardAccess"
 def logical_name(text):
     """Map a file name or a --drop-during argument to a key of FILES, or None.
 
-    Accepts plain (DG1, COM, SOD, CardAccess), BSI (Datagroup1, EF_COM,
-    EF_SOD) and FID (ef0101, 0101) spellings, case-insensitively.
+    Accepts plain (DG1, COM, SOD, CardAccess, CVCA), BSI (Datagroup1, EF_COM,
+    EF_SOD, EF_CVCA) and FID (ef0101, 0101) spellings, case-insensitively.
     """
     s = text.lower()
     if s.endswith(".bin"):
@@ -31,7 +34,7 @@ def logical_name(text):
     m = re.fullmatch(r"(?:ef)?([0-9a-f]{4})", s)
     if m:
         return _BY_FID.get(int(m.group(1), 16))
-    for name in ("COM", "SOD", "CardAccess", "CardSecurity"):
+    for name in ("COM", "SOD", "CardAccess", "CardSecurity", "CVCA"):
         if s == name.lower():
             return name
     return None

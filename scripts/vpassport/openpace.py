@@ -103,12 +103,22 @@ _SIGNATURES = [
     ("eac", "EAC_set_ssc", c_int, [POINTER(EAC_CTX), c_ulong]),
     ("eac", "BUF_MEM_create_init", POINTER(BUF_MEM), [c_char_p, c_size_t]),
     ("eac", "BUF_MEM_clear_free", None, [POINTER(BUF_MEM)]),
+    # Terminal Authentication (eac/ta.h, eac/eac.h)
+    ("eac", "EAC_CTX_init_ta", c_int, [POINTER(EAC_CTX), c_char_p, c_size_t, c_char_p, c_size_t]),
+    ("eac", "TA_disable_checks", None, [POINTER(EAC_CTX)]),
+    ("eac", "TA_STEP2_import_certificate", c_int, [POINTER(EAC_CTX), c_char_p, c_size_t]),
+    ("eac", "TA_STEP4_set_nonce", c_int, [POINTER(EAC_CTX), POINTER(BUF_MEM)]),
+    ("eac", "TA_STEP5_sign", POINTER(BUF_MEM),
+     [POINTER(EAC_CTX), POINTER(BUF_MEM), POINTER(BUF_MEM), POINTER(BUF_MEM)]),
+    ("eac", "TA_STEP6_verify", c_int,
+     [POINTER(EAC_CTX), POINTER(BUF_MEM), POINTER(BUF_MEM), POINTER(BUF_MEM), POINTER(BUF_MEM)]),
     # not in the public headers, but exported: the self-test compares K_pi
     ("eac", "kdf_pi", POINTER(BUF_MEM), [c_void_p, c_void_p, POINTER(KA_CTX), c_void_p]),
 
     ("crypto", "OBJ_create", c_int, [c_char_p, c_char_p, c_char_p]),
     ("crypto", "OBJ_txt2nid", c_int, [c_char_p]),
     ("crypto", "ERR_get_error", c_ulong, []),
+    ("crypto", "ERR_clear_error", None, []),
     ("crypto", "ERR_error_string_n", None, [c_ulong, c_char_p, c_size_t]),
     ("crypto", "BN_new", c_void_p, []),
     ("crypto", "BN_free", None, [c_void_p]),
@@ -674,3 +684,81 @@ def ec_multiply(params_source, scalar, point_bytes):
         lib.EC_POINT_free(r)
         lib.EC_KEY_free(ec)
 
+
+# --- Terminal Authentication (TR-03110-3 version 1 as eMRTDs use it) ------------------------
+class TaContext:
+    """An OpenPACE EAC context for Terminal Authentication.
+
+    Chip side: TaContext(trust_point) then import_certificate() for each certificate of a chain
+    (OpenPACE checks CAR = CHR of the previous one and the signature with its key; its own date check
+    is switched off with TA_disable_checks, the chip checks dates itself), then verify() of the
+    terminal's signature with the key of the last certificate.
+    Terminal side: TaContext(is_certificate, private_key=PKCS#8 DER) then sign(); OpenPACE takes the
+    signature scheme from the certificate's public key OID.
+    """
+
+    def __init__(self, certificate, private_key=None):
+        _load()
+        self.ctx = lib.EAC_CTX_new()
+        if not self.ctx:
+            raise OpenPaceError("EAC_CTX_new failed")
+        key = bytes(private_key) if private_key else None
+        ok = lib.EAC_CTX_init_ta(self.ctx, key, len(key) if key else 0, bytes(certificate),
+                                 len(certificate))
+        if ok != 1:
+            error = ssl_errors()
+            self.free()
+            raise OpenPaceError("EAC_CTX_init_ta failed: " + error)
+        lib.TA_disable_checks(self.ctx)
+
+    def free(self):
+        if self.ctx:
+            lib.EAC_CTX_clear_free(self.ctx)
+            self.ctx = None
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+    def import_certificate(self, certificate):
+        """True when the certificate (complete 7F21 TLV) verifies with the current key."""
+        ok = lib.TA_STEP2_import_certificate(self.ctx, bytes(certificate), len(certificate)) == 1
+        if not ok:
+            lib.ERR_clear_error()
+        return ok
+
+    def set_nonce(self, nonce):
+        b = buf(nonce)
+        try:
+            if lib.TA_STEP4_set_nonce(self.ctx, b) != 1:
+                raise OpenPaceError("TA_STEP4_set_nonce failed: " + ssl_errors())
+        finally:
+            free_buf(b)
+
+    def sign(self, nonce, comp_pcd_key, id_picc):
+        """Terminal: signature over ID_PICC || r_PICC || Comp(~PK_PCD) (TA_STEP5_sign)."""
+        self.set_nonce(nonce)
+        a, b = buf(comp_pcd_key), buf(id_picc)
+        try:
+            out = lib.TA_STEP5_sign(self.ctx, a, b, None)
+            if not out:
+                raise OpenPaceError("TA_STEP5_sign failed: " + ssl_errors())
+            return take_buf(out)
+        finally:
+            free_buf(a)
+            free_buf(b)
+
+    def verify(self, nonce, comp_pcd_key, id_picc, signature):
+        """Chip: 1 when the signature verifies (TA_STEP6_verify), 0 when not, -1 on an error."""
+        self.set_nonce(nonce)
+        bufs = [buf(comp_pcd_key), buf(id_picc), buf(signature or b"\x00")]
+        try:
+            r = lib.TA_STEP6_verify(self.ctx, bufs[0], bufs[1], None, bufs[2])
+            if r != 1:
+                lib.ERR_clear_error()
+            return r
+        finally:
+            for b in bufs:
+                free_buf(b)

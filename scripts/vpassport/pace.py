@@ -296,7 +296,7 @@ class PaceChip:
         if "ephemeral_key" in fixed:
             mine = run.force_key("ephemeral", fixed["ephemeral_key"])
         run.shared_secret(data)             # also refuses data == mine
-        self.terminal_key = data
+        self.terminal_key, self.chip_key = data, mine
         return tlv(0x84, mine)
 
     def _mutual_authentication(self, token):
@@ -322,7 +322,13 @@ class PaceChip:
                  PASSWORDS[ref])
         if self.verbose:
             log.info("KS_enc %s KS_mac %s", ks_enc.hex(), ks_mac.hex())
-        return body, PaceSession(run)
+        session = PaceSession(run)
+        # What Terminal Authentication needs (ta.py): ID_PICC = Comp(the chip's ephemeral key),
+        # and after PACE-CAM ~PK_PCD = the terminal's ephemeral key.
+        session.pace_chip_key, session.pace_terminal_key = self.chip_key, self.terminal_key
+        session.pace_key_kind = "EC" if self.profile.key_agreement == "ECDH" else "DH"
+        session.pace_mapping = self.profile.mapping
+        return body, session
 
     def _chip_authentication_data(self):
         """CA_IC = SK_IC^-1 * SK_Map,IC mod n, as FE2OS of the order's length."""

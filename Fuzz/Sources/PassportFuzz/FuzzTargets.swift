@@ -12,7 +12,7 @@ import Proving
 /// The parser under test, chosen by the FUZZ_TARGET environment variable (scripts/fuzz sets it).
 /// Each must either succeed or throw: a crash, a hang or a sanitizer report is a bug.
 enum Target: String, CaseIterable {
-    case tlv, com, dg1, dg2, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu, zkcert, uniffi
+    case tlv, com, dg1, dg2, dg3, dg4, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu, zkcert, uniffi
     case ldif, nfcjson, oid4vp, dcql, vptoken, dumpfolder
 }
 
@@ -42,6 +42,15 @@ func run(_ bytes: [UInt8]) {
     case .com: _ = try? EFCOM(bytes: bytes)
     case .dg1: _ = try? DataGroup1(bytes: bytes)
     case .dg2: _ = try? DataGroup2(bytes: bytes)
+    case .dg3:
+        // The finger records, and the names `passport show` prints for them.
+        for finger in (try? DataGroup3(bytes: bytes))?.fingers ?? [] {
+            _ = (finger.positionName, finger.impressionTypeName, finger.qualityDescription, finger.fileExtension, finger.formatMatchesDeclared)
+        }
+    case .dg4:
+        for iris in (try? DataGroup4(bytes: bytes))?.irises ?? [] {
+            _ = (iris.eye.description, iris.format.description, iris.qualityDescription, iris.fileExtension, iris.formatMatchesDeclared)
+        }
     case .dg11: _ = try? DataGroup11(bytes: bytes)
     case .dg12: _ = try? DataGroup12(bytes: bytes)
     case .securityinfos: _ = try? SecurityInfos(bytes: bytes)

@@ -79,9 +79,32 @@ public struct DocumentReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// One finger image of DG3 (ISO/IEC 19794-4) or iris image of DG4 (ISO/IEC 19794-6).
+    public struct BiometricImage: Codable, Sendable, Equatable {
+        /// "right index finger", "left eye".
+        public let position: String
+        /// The 19794-4 finger position code, or the 19794-6 eye code.
+        public let positionCode: Int
+        public let format: String
+        public let width: Int
+        public let height: Int
+        /// Scan resolution in pixels per inch (fingers).
+        @NullEncoded public var resolutionPPI: Int?
+        public let quality: String
+        /// Impression type (fingers): "live-scan plain", …
+        @NullEncoded public var impression: String?
+        public let imageBytes: Int
+        enum CodingKeys: String, CodingKey {
+            case position, format, width, height, quality, impression
+            case positionCode = "position_code", resolutionPPI = "resolution_ppi", imageBytes = "image_bytes"
+        }
+    }
+
     public var com: COM?
     public var document: DocumentSummary?
     public var face: [Face]?
+    public var dg3: [BiometricImage]?
+    public var dg4: [BiometricImage]?
     public var dg11: DG11?
     public var dg12: DG12?
     public var dg14: [SecurityInfoReport]?
@@ -94,7 +117,7 @@ public struct DocumentReport: Codable, Sendable, Equatable {
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case com, document, face, dg11, dg12, dg14, dg15, sod, problems
+        case com, document, face, dg3, dg4, dg11, dg12, dg14, dg15, sod, problems
         case cardAccess = "card_access"
     }
 }

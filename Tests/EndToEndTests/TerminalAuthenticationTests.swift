@@ -1,0 +1,191 @@
+import Foundation
+import LDS
+import Testing
+import TestSupport
+
+/// Extended Access Control (issue 32): terminal authentication with the TEST-ONLY EAC PKI of
+/// Fixtures/pki/eac against the virtual passport, whose chip side verifies the chain and the
+/// signature with OpenPACE and guards DG3/DG4 by the effective authorization.
+extension VirtualPassportStack {
+@Suite(.serialized)
+final class TerminalAuthenticationScans {
+    static let fixture = TestPaths.fixtures.appendingPathComponent("passport-eac")
+    static let eac = TestPaths.fixtures.appendingPathComponent("pki/eac")
+    static let key = ["--document-number", "C01X00T47", "--birth", "880412", "--expiry", "340930"]
+    static let csca = TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem").path
+    let work = Harness.temporaryFolder()
+    deinit { try? FileManager.default.removeItem(at: work) }
+
+    static func terminal(_ name: String) -> String { eac.appendingPathComponent(name).path }
+
+    func scan(_ terminal: [String], chip: [String] = [], password: [String] = TerminalAuthenticationScans.key) throws -> (Harness.Result, URL) {
+        try Harness.startVirtualPassport(Self.fixture, chip)
+        let out = work.appendingPathComponent("dump-\(UUID().uuidString)")
+        let r = try Harness.passport(["scan", "--json", "--no-default-trust", "--csca", Self.csca, "--out", out.path] + password + terminal)
+        return (r, out)
+    }
+
+    /// Every file of the fixture, DG3 and DG4 included, byte for byte.
+    func expectEverything(_ out: URL) throws {
+        let read = try DumpFolder(reading: out), original = try DumpFolder(reading: Self.fixture)
+        for (file, bytes) in original.files where file != .cardAccess && file != .cardSecurity {
+            #expect(read.files[file] == bytes, "\(file) differs from the fixture")
+        }
+    }
+
+    func terminalAuthentication(_ r: Harness.Result) -> [String: Any]? {
+        r.json?["terminal_authentication"] as? [String: Any]
+    }
+
+    func unavailable(_ r: Harness.Result) -> [String: String] {
+        var reasons: [String: String] = [:]
+        for entry in r.json?["unavailable"] as? [[String: Any]] ?? [] {
+            if let name = entry["name"] as? String { reasons[name] = entry["reason"] as? String }
+        }
+        return reasons
+    }
+
+    // MARK: success: BAC and PACE, ECDSA and RSA terminals
+
+    @Test(arguments: [
+        ([], "terminal", "BAC"),
+        ([], "terminal-rsa", "BAC"),
+        (["--pace", "--no-bac"], "terminal", "PACE"),
+        (["--pace", "--no-bac"], "terminal-rsa", "PACE"),
+    ])
+    func validChainReadsDG3AndDG4(chip: [String], terminal: String, access: String) throws {
+        let (r, out) = try scan(["--eac", Self.terminal(terminal)], chip: chip)
+        try #require(r.status == 0, "\(access) with \(terminal): \(r.stderr)")
+        try Harness.expectShape(r, "scan")
+        #expect((r.json?["access_protocol"] as? String)?.hasPrefix(access) == true)
+        let ta = try #require(terminalAuthentication(r))
+        #expect(ta["status"] as? String == "passed", "\(ta)")
+        #expect(ta["chip_trust_points"] as? [String] == ["UTCVCA00001"])
+        #expect((ta["sent"] as? [String])?.first == "UTCVCA00002", "the link certificate goes first: \(ta)")
+        #expect(unavailable(r).isEmpty, "\(unavailable(r))")
+        try expectEverything(out)
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true)
+        // The dump records it and verifies again offline, DG3 and DG4 hashed.
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as? [String: Any]
+        #expect(manifest?["terminal_authentication"] as? String == "passed")
+        let evidence = try ChipEvidence(json: Array(Data(contentsOf: out.appendingPathComponent("evidence.json"))))
+        #expect(evidence.terminalAuthentication?.status == "passed")
+        print("EAC \(access) × \(terminal): \(r.json?["apdus"] ?? "?") APDUs")
+    }
+
+    @Test func theChainCanBeGivenFileByFile() throws {
+        let folder = Self.eac.appendingPathComponent("terminal")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        let file = { (prefix: String, suffix: String) in
+            folder.appendingPathComponent(names.first { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) } ?? "missing").path
+        }
+        let (r, out) = try scan(["--link-cert", file("UTCVCA", ".cvcert"), "--dv-cert", file("UTDV", ".cvcert"),
+                                 "--terminal-cert", file("UTIS", ".cvcert"), "--terminal-key", file("UTIS", ".pkcs8")])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(terminalAuthentication(r)?["status"] as? String == "passed")
+        try expectEverything(out)
+    }
+
+    // MARK: without a chain
+
+    @Test func withoutAChainDG3AndDG4AreReportedNotFailed() throws {
+        let (r, out) = try scan([])
+        try #require(r.status == 0, "\(r.stderr)")
+        for group in ["DG3", "DG4"] {
+            #expect(unavailable(r)[group] == "protected by EAC: needs an inspection system certificate (not given)")
+        }
+        #expect(terminalAuthentication(r)?["status"] as? String == "not_attempted")
+        let read = try DumpFolder(reading: out)
+        #expect(read.files[.dataGroup(3)] == nil && read.files[.dataGroup(1)] != nil)
+        // Passive authentication covers what was read; DG3/DG4 are unread, not wrong.
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true, "\(r.stdout)")
+    }
+
+    // MARK: refusals: the step, the status word, the rest saved, exit 0
+
+    @Test(arguments: [
+        ("expired", "PSO:Verify Certificate of UTISTEST00002", "6A80", "expired on 2025-06-30"),
+        ("wrong-cvca", "MSE:Set DST naming UTCVCAX0001", "6A88", "it trusts UTCVCA00001"),
+    ])
+    func refusedChains(terminal: String, step: String, status: String, explanation: String) throws {
+        let (r, out) = try scan(["--eac", Self.terminal(terminal)])
+        try #require(r.status == 0, "a refused terminal still saves the rest: \(r.stderr)")
+        let ta = try #require(terminalAuthentication(r))
+        #expect(ta["status"] as? String == "failed")
+        #expect(ta["step"] as? String == step, "\(ta)")
+        #expect(ta["status_word"] as? String == status, "\(ta)")
+        #expect((ta["detail"] as? String)?.contains(explanation) == true, "\(ta)")
+        #expect(unavailable(r)["DG3"]?.hasPrefix("protected by EAC: terminal authentication failed") == true, "\(unavailable(r))")
+        #expect(r.stderr.contains("Terminal authentication failed"), "\(r.stderr)")
+        let read = try DumpFolder(reading: out)
+        #expect(read.files[.dataGroup(2)] != nil && read.files[.dataGroup(3)] == nil)
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as? [String: Any]
+        #expect(manifest?["terminal_authentication"] as? String == "failed")
+    }
+
+    @Test func aCHATWithoutTheDG3RightReadsDG4Only() throws {
+        let (r, out) = try scan(["--eac", Self.terminal("no-dg3-right")])
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(terminalAuthentication(r)?["status"] as? String == "passed")
+        #expect(unavailable(r)["DG3"] == "protected by EAC: UTISTEST00003's CHAT does not grant reading DG3 (it grants DG4)")
+        let read = try DumpFolder(reading: out), original = try DumpFolder(reading: Self.fixture)
+        #expect(read.files[.dataGroup(4)] == original.files[.dataGroup(4)])
+        #expect(read.files[.dataGroup(3)] == nil)
+    }
+
+    @Test func aKeyThatIsNotTheTerminalsIsRefusedAtExternalAuthenticate() throws {
+        let valid = Self.eac.appendingPathComponent("terminal"), other = Self.eac.appendingPathComponent("expired")
+        let names = try FileManager.default.contentsOfDirectory(atPath: valid.path)
+        let otherKey = try #require(try FileManager.default.contentsOfDirectory(atPath: other.path).first { $0.hasSuffix(".pkcs8") })
+        let certs = names.filter { $0.hasSuffix(".cvcert") }.sorted()
+        let arguments = ["--link-cert", valid.appendingPathComponent(certs.first { $0.hasPrefix("UTCVCA") }!).path,
+                         "--dv-cert", valid.appendingPathComponent(certs.first { $0.hasPrefix("UTDV") }!).path,
+                         "--terminal-cert", valid.appendingPathComponent(certs.first { $0.hasPrefix("UTIS") }!).path,
+                         "--terminal-key", other.appendingPathComponent(otherKey).path]
+        let (r, _) = try scan(arguments)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: the terminal private key does not belong to UTISTEST00001"), "\(r.stderr)")
+        let ta = try #require(terminalAuthentication(r))
+        #expect(ta["step"] as? String == "EXTERNAL AUTHENTICATE")
+        #expect(ta["status_word"] as? String == "6300")
+        #expect((ta["detail"] as? String)?.contains("does not belong to UTISTEST00001") == true, "\(ta)")
+    }
+
+    // MARK: the terminal's own files are checked before the chip is touched
+
+    @Test func unusableTerminalFilesAreUsageErrors() throws {
+        let empty = work.appendingPathComponent("empty-eac")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let r = try Harness.passport(["scan", "--json", "--eac", empty.path] + Self.key)
+        #expect(r.status == 2)
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "terminal_credentials")
+        #expect(r.stderr.contains("holds no terminal private key"), "\(r.stderr)")
+        let both = try Harness.passport(["scan", "--eac", empty.path, "--terminal-key", "x"] + Self.key)
+        #expect(both.status == 2)
+        // An RSA key for an ECDSA terminal certificate cannot sign at all: refused before the chip.
+        let folder = Self.eac.appendingPathComponent("terminal"), rsa = Self.eac.appendingPathComponent("terminal-rsa/UTISRSA00001.pkcs8")
+        let mixed = try Harness.passport(["scan", "--link-cert", folder.appendingPathComponent("UTCVCA00002.cvcert").path,
+                                          "--dv-cert", folder.appendingPathComponent("UTDVTEST00001.cvcert").path,
+                                          "--terminal-cert", folder.appendingPathComponent("UTISTEST00001.cvcert").path,
+                                          "--terminal-key", rsa.path] + Self.key)
+        #expect(mixed.status == 2)
+        #expect(mixed.stderr.contains("is for id-TA-ECDSA-SHA-256 but the private key is not an EC key"), "\(mixed.stderr)")
+    }
+
+    // MARK: a recorded dump with DG3/DG4
+
+    @Test func aDumpWithDG3VerifiesOfflineAndOneChangedByteFails() throws {
+        let verified = try Harness.passport(["verify", "--json", "--no-default-trust", "--csca", Self.csca, Self.fixture.path])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        let copy = work.appendingPathComponent("tampered")
+        try FileManager.default.copyItem(at: Self.fixture, to: copy)
+        let dg3 = copy.appendingPathComponent("DG3.bin")
+        var bytes = try Array(Data(contentsOf: dg3))
+        bytes[bytes.count / 2] ^= 0x01
+        try Data(bytes).write(to: dg3)
+        let tampered = try Harness.passport(["verify", "--json", "--no-default-trust", "--csca", Self.csca, copy.path])
+        #expect(tampered.status == 1)
+        #expect(tampered.stdout.contains("DG3"), "\(tampered.stdout)")
+    }
+}
+}
