@@ -29,7 +29,7 @@ final class TerminalAuthenticationScans {
     func expectEverything(_ out: URL) throws {
         let read = try DumpFolder(reading: out), original = try DumpFolder(reading: Self.fixture)
         for (file, bytes) in original.files where file != .cardAccess && file != .cardSecurity {
-            #expect(read.files[file] == bytes, "\(file) differs from the fixture")
+            #expect(read.files[file] == bytes, "\(file) differs from the fixture (\(read.files[file]?.count ?? 0) of \(bytes.count) bytes read)")
         }
     }
 
@@ -170,6 +170,68 @@ final class TerminalAuthenticationScans {
                                           "--terminal-key", rsa.path] + Self.key)
         #expect(mixed.status == 2)
         #expect(mixed.stderr.contains("is for id-TA-ECDSA-SHA-256 but the private key is not an EC key"), "\(mixed.stderr)")
+    }
+
+    // MARK: other transports: libnfc (PN532), and an ACR122U through pcscd's CCID driver
+
+    @Test func throughLibNFCWithPACEAndShortAPDUs() throws {
+        let r0 = try Harness.run(Harness.virtualPassportScript, ["start", Self.fixture.path, "--pn532", "--pace", "--no-extended-length"], timeout: 60)
+        try #require(r0.status == 0, "virtual-passport --pn532 failed: \(r0.stderr)")
+        let connstring = try #require(r0.stdout.split(separator: "\n").last.map(String.init))
+        let out = work.appendingPathComponent("nfc-eac")
+        // RSA: the certificates and the 256-byte signature go as command chains.
+        let r = try Harness.passport(["scan", "--nfc", connstring, "--json", "--no-default-trust", "--csca", Self.csca, "--out", out.path,
+                                      "--eac", Self.terminal("terminal-rsa")] + Self.key, timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.json?["extended_length"] as? Bool == false)
+        #expect((r.json?["access_protocol"] as? String)?.hasPrefix("PACE") == true)
+        #expect(terminalAuthentication(r)?["status"] as? String == "passed", "\(String(describing: terminalAuthentication(r)))")
+        try expectEverything(out)
+    }
+
+    @Test func throughAnACR122UOnLibCCID() throws {
+        defer { _ = try? Harness.run(Harness.virtualPassportScript, ["stop", "--usb"], timeout: 60) }
+        let started = try Harness.run(Harness.virtualPassportScript, ["start", Self.fixture.path, "--usb", "acr122u"], timeout: 90)
+        try #require(started.status == 0, "virtual-passport start --usb acr122u failed: \(started.stderr)")
+        let out = work.appendingPathComponent("acr122u-eac")
+        let r = try Harness.passport(["scan", "--json", "--reader", "ACS ACR122U", "--no-default-trust", "--csca", Self.csca,
+                                      "--out", out.path, "--eac", Self.terminal("terminal-rsa")] + Self.key, timeout: 120)
+        try #require(r.status == 0, "\(r.stderr)")
+        #expect(r.json?["extended_length"] as? Bool == false)
+        #expect(terminalAuthentication(r)?["status"] as? String == "passed", "\(String(describing: terminalAuthentication(r)))")
+        try expectEverything(out)
+    }
+
+    // MARK: DG3 and DG4 shown and saved
+
+    @Test func showListsEachFingerAndIrisAndPhotoSavesThem() throws {
+        let shown = try Harness.passport(["show", Self.fixture.path])
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains("Finger         right index finger, PNG, 300×400 at 500 ppi, quality 82/100, live-scan plain"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("Finger         right thumb, WSQ"))
+        #expect(shown.stdout.contains("Iris           left eye, image 1, monochrome JPEG 2000, 640×480"))
+        let json = try Harness.passport(["show", "--json", Self.fixture.path])
+        try Harness.expectShape(json, "show")
+        #expect((json.json?["dg3"] as? [Any])?.count == 3 && (json.json?["dg4"] as? [Any])?.count == 2)
+
+        let fingers = work.appendingPathComponent("fingers")
+        let photo = try Harness.passport(["photo", "--json", "--dg3", "--out", fingers.path, Self.fixture.path])
+        try #require(photo.status == 0, "\(photo.stderr)")
+        try Harness.expectShape(photo, "photo")
+        let images = try #require(photo.json?["images"] as? [[String: Any]])
+        #expect(images.map { ($0["file"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } ?? "" }
+                == ["DG3-1-right-index-finger.png", "DG3-2-left-index-finger.png", "DG3-3-right-thumb.wsq"])
+        #expect(images.map { $0["converted"] as? Bool } == [true, true, false])
+        // The WSQ record is saved byte for byte; the PNGs decode to the record's size.
+        let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixture.appendingPathComponent("expected.json"))) as? [String: Any]
+        let records = (expected?["dg3"] as? [String: Any])?["records"] as? [[String: Any]] ?? []
+        let wsq = try Data(contentsOf: fingers.appendingPathComponent("DG3-3-right-thumb.wsq"))
+        #expect(records.contains { ($0["imageSha256"] ?? $0["sha256"]) as? String == hex(SHA256Test.digest(Array(wsq))).lowercased() }, "\(records)")
+        let irises = try Harness.passport(["photo", "--dg4", "--out", work.appendingPathComponent("irises").path, Self.fixture.path])
+        #expect(irises.status == 0 && irises.stdout.contains("DG4-2-left-eye.png"), "\(irises.stdout)\(irises.stderr)")
+        let none = try Harness.passport(["photo", "--dg3", "--out", work.appendingPathComponent("none").path,
+                                         TestPaths.fixtures.appendingPathComponent("passport").path])
+        #expect(none.status == 1 && none.stderr.contains("The dump has no DG3"), "\(none.stderr)")
     }
 
     // MARK: a recorded dump with DG3/DG4

@@ -311,13 +311,14 @@ class EmrtdOS(SmartcardOS):
 
     def _chain(self, cmd, inner):
         """ISO/IEC 7816-4 command chaining under secure messaging (CLA 1C … 0C), for
-        PSO:Verify Certificate only (a CVCA certificate does not fit one short APDU).
+        PSO:Verify Certificate and EXTERNAL AUTHENTICATE only (a CVCA certificate, or an
+        RSA terminal's signature, does not fit one short APDU).
         Each part is protected on its own; the plaintexts are joined. True when `cmd`
         is a part that only waits for the rest; a final part gets the joined data."""
         pending, self.chain_data = self.chain_data, None
         if cmd.cla == 0x1C:
-            if inner.ins != 0x2A:
-                raise ChipError(0x6884, "command chaining is supported for PSO:Verify Certificate only")
+            if inner.ins not in (0x2A, 0x82):
+                raise ChipError(0x6884, "command chaining is supported for PSO:Verify Certificate and EXTERNAL AUTHENTICATE only")
             if pending is not None and pending[0] == (inner.ins, inner.p1, inner.p2):
                 self.chain_data = (pending[0], pending[1] + inner.data)
             else:

@@ -329,3 +329,44 @@ public struct ReadersReport: Codable, Sendable, Equatable {
         self.problems = problems
     }
 }
+
+/// `passport photo --dg3/--dg4 --json`: the folder and one entry per image saved.
+public struct BiometricPhotoReport: Codable, Sendable, Equatable {
+    public struct Image: Codable, Sendable, Equatable {
+        public let file: String
+        public let position: String
+        public let sourceFormat: String
+        public let width: Int
+        public let height: Int
+        public let bytes: Int
+        /// True when decoded and written as PNG; false when saved as stored (WSQ, raw).
+        public let converted: Bool
+        @NullEncoded public var note: String?
+
+        public init(file: String, position: String, sourceFormat: String, width: Int, height: Int, bytes: Int,
+                    converted: Bool, note: String?) {
+            self.file = file
+            self.position = position
+            self.sourceFormat = sourceFormat
+            self.width = width
+            self.height = height
+            self.bytes = bytes
+            self.converted = converted
+            self.note = note
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case file, position, width, height, bytes, converted, note
+            case sourceFormat = "source_format"
+        }
+    }
+
+    public var ok = true
+    public let out: String
+    public let images: [Image]
+
+    public init(out: String, images: [Image]) {
+        self.out = out
+        self.images = images
+    }
+}
