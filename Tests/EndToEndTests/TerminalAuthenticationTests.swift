@@ -52,12 +52,17 @@ final class TerminalAuthenticationScans {
         ([], "terminal-rsa", "BAC"),
         (["--pace", "--no-bac"], "terminal", "PACE"),
         (["--pace", "--no-bac"], "terminal-rsa", "PACE"),
+        (["--pace", "--mapping", "cam", "--no-bac"], "terminal", "PACE ECDH-CAM"),
     ])
     func validChainReadsDG3AndDG4(chip: [String], terminal: String, access: String) throws {
         let (r, out) = try scan(["--eac", Self.terminal(terminal)], chip: chip)
         try #require(r.status == 0, "\(access) with \(terminal): \(r.stderr)")
         try Harness.expectShape(r, "scan")
         #expect((r.json?["access_protocol"] as? String)?.hasPrefix(access) == true)
+        if access.hasSuffix("CAM") {
+            // No chip authentication afterwards: TA is bound to PACE's ephemeral keys.
+            #expect(r.json?["chip_authentication_method"] as? String == "pace_cam")
+        }
         let ta = try #require(terminalAuthentication(r))
         #expect(ta["status"] as? String == "passed", "\(ta)")
         #expect(ta["chip_trust_points"] as? [String] == ["UTCVCA00001"])

@@ -217,6 +217,8 @@ class EacGenerator:
                               signing_time=self.signing_time, previous_signature=previous)
         g.write_dump(folder, com, dgs, sod_file)
         g.write(os.path.join(folder, "CVCA.bin"), ef_cvca(TRUST_POINTS))
+        # EF.CardSecurity for PACE-CAM, then terminal authentication bound to PACE's keys.
+        g.write_card_security(folder, g.chip_ca_key, g.dsc, g.dsc_key)
         g.write(os.path.join(folder, "mrz.txt"), ("\n".join(g.mrz_lines) + "\n").encode())
         self.dgs = dgs
         g.write(os.path.join(folder, "expected.json"), self.expected_json(folder))
