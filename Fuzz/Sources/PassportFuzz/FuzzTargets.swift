@@ -13,7 +13,7 @@ import Proving
 /// Each must either succeed or throw: a crash, a hang or a sanitizer report is a bug.
 enum Target: String, CaseIterable {
     case tlv, com, dg1, dg2, dg3, dg4, dg11, dg12, securityinfos, dg15, sod, cms, passive, sm, mrz, mrzocr, sdjwt, jws, apdu, zkcert, uniffi
-    case ldif, nfcjson, oid4vp, dcql, vptoken, dumpfolder
+    case ldif, nfcjson, oid4vp, dcql, vptoken, dumpfolder, cvcert
 }
 
 let target: Target = {
@@ -51,6 +51,12 @@ func run(_ bytes: [UInt8]) {
         for iris in (try? DataGroup4(bytes: bytes))?.irises ?? [] {
             _ = (iris.eye.description, iris.format.description, iris.qualityDescription, iris.fileExtension, iris.formatMatchesDeclared)
         }
+    case .cvcert:
+        // A CV certificate (libeac decodes it, our code reads the rest) and EF.CVCA's references.
+        if let certificate = try? CVCertificate(der: bytes) {
+            _ = (certificate.summary, certificate.readableDataGroups, certificate.verifyCertificateData.count)
+        }
+        _ = TerminalAuthentication.trustPoints(efCVCA: bytes)
     case .dg11: _ = try? DataGroup11(bytes: bytes)
     case .dg12: _ = try? DataGroup12(bytes: bytes)
     case .securityinfos: _ = try? SecurityInfos(bytes: bytes)
