@@ -106,15 +106,18 @@ public final class ISO7816Channel: CardChannel {
     static let instructionNames: [UInt8: String] = [
         0xA4: "SELECT", 0xB0: "READ BINARY", 0xB1: "READ BINARY (odd)", 0x84: "GET CHALLENGE",
         0x82: "MUTUAL AUTHENTICATE", 0x88: "INTERNAL AUTHENTICATE", 0x22: "MSE", 0x86: "GENERAL AUTHENTICATE",
-        0xC0: "GET RESPONSE",
+        0xC0: "GET RESPONSE", 0x2A: "PSO",
     ]
 
     /// "APDU 12: READ BINARY 0C B0 00 E7, 19 bytes in, 256 expected → 9000, 248 bytes (3.1 ms)"
     static func describe(_ command: [UInt8], response: ResponseAPDU, milliseconds: Double, number: Int) -> String {
         guard command.count >= 4 else { return "APDU \(number): malformed" }
         let header = command.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
-        let name = instructionNames[command[1]] ?? "INS \(String(format: "%02X", command[1]))"
         let secure = command[0] & 0x0C == 0x0C ? " (secure messaging)" : ""
+        // INS 82 is BAC's MUTUAL AUTHENTICATE in plain, terminal authentication's EXTERNAL
+        // AUTHENTICATE under secure messaging.
+        let name = command[1] == 0x82 && !secure.isEmpty ? "EXTERNAL AUTHENTICATE"
+            : instructionNames[command[1]] ?? "INS \(String(format: "%02X", command[1]))"
         return "APDU \(number): \(name)\(secure) \(header), \(command.count) bytes → \(String(format: "%04X", response.status.value)), "
             + "\(response.data.count) bytes (\(String(format: "%.1f", milliseconds)) ms)"
     }
