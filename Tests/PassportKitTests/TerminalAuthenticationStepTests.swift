@@ -1,0 +1,110 @@
+import CardIO
+@testable import ChipProtocols
+import Foundation
+import LDS
+@testable import PassportKit
+import Testing
+import TestSupport
+
+/// The last read step (DG3/DG4 after terminal authentication) against a scripted chip: which
+/// commands go out, in which order, and what a refusal leaves behind.
+@Suite struct TerminalAuthenticationStepTests {
+    static let eac = TestPaths.fixtures.appendingPathComponent("pki/eac")
+    static let com = try! EFCOM(bytes: Array(Data(contentsOf: TestPaths.fixtures.appendingPathComponent("passport-eac/COM.bin"))))
+    static let efCVCA = Array(try! Data(contentsOf: TestPaths.fixtures.appendingPathComponent("passport-eac/CVCA.bin")))
+    static let dg3 = TLV.encode(tag: 0x63, value: [UInt8](repeating: 0xAB, count: 396))
+    static let binding = TerminalAuthenticationBinding(idPICC: Array("C01X00T478".utf8), compressedTerminalKey: [UInt8](repeating: 0x5A, count: 32))
+
+    static func credentials(_ folder: String) throws -> TerminalCredentials {
+        try TerminalCredentials.load(directory: eac.appendingPathComponent(folder).path)
+    }
+
+    /// A BAC session in which chip authentication has passed.
+    static func authenticatedSession(_ bench: ReaderBench) throws -> ReadSession {
+        let session = try bench.bacSession()
+        session.chipAuthentication = .passed
+        session.terminalBinding = binding
+        return session
+    }
+
+    static func expectChain(_ chip: ScriptedChip, _ credentials: TerminalCredentials, refuseAt refused: String? = nil, with status: StatusWord = StatusWord(0x6A80)) {
+        chip.expectSecure(CommandAPDU(ins: 0xB0, p1: 0x9C, p2: 0, ne: 256), ResponseAPDU(data: efCVCA, status: StatusWord(0x6282)))
+        for certificate in credentials.chain {
+            chip.expectSecure(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xB6, data: TLV.encode(tag: 0x83, value: Array(certificate.authorityReference.utf8))),
+                              ResponseAPDU(data: [], status: .success))
+            let answer = certificate.holderReference == refused ? status : .success
+            // The scripted reader takes no extended length: a long certificate goes as a command
+            // chain of 200-byte links (CLA 10 on all but the last).
+            let data = certificate.verifyCertificateData
+            let links = stride(from: 0, to: data.count, by: 200).map { Array(data[$0..<min($0 + 200, data.count)]) }
+            for (index, link) in links.enumerated() {
+                let last = index == links.count - 1
+                chip.expectSecure(CommandAPDU(cla: last ? 0x00 : 0x10, ins: 0x2A, p1: 0x00, p2: 0xBE, data: link),
+                                  ResponseAPDU(data: [], status: last ? answer : .success))
+            }
+            if certificate.holderReference == refused { return }
+        }
+        let terminal = credentials.terminal.holderReference
+        chip.expectSecure(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xA4, data: TLV.encode(tag: 0x83, value: Array(terminal.utf8))), ResponseAPDU(data: [], status: .success))
+        chip.expectSecure(CommandAPDU(ins: 0x84, p1: 0, p2: 0, ne: 8), ResponseAPDU(data: Array(1...8), status: .success))
+        chip.expectSecure("EXTERNAL AUTHENTICATE", where: { $0.ins == 0x82 && $0.p1 == 0 && $0.p2 == 0 }) { command in
+            // brainpoolP256r1: r ‖ s, 32 bytes each (the virtual passport's OpenPACE checks the value).
+            ResponseAPDU(data: [], status: command.data.count == 64 ? .success : StatusWord(0x6300))
+        }
+    }
+
+    @Test func withoutAChainTheProtectedFilesAreReportedNotFailed() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        bench.chip.expectWithheld(.dataGroup(3), .securityStatusNotSatisfied)
+        bench.chip.expectWithheld(.dataGroup(4), .securityStatusNotSatisfied)
+        try session.readProtectedFiles(com: Self.com, credentials: nil)
+        let reason = "protected by EAC: needs an inspection system certificate (not given)"
+        #expect(session.unavailable == [.dataGroup(3): reason, .dataGroup(4): reason])
+        #expect(session.terminalAuthentication?.status == "not_attempted")
+        bench.complete()
+    }
+
+    @Test func withoutChipAuthenticationNothingIsSent() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        session.chipAuthentication = .failed("a copy")
+        try session.readProtectedFiles(com: Self.com, credentials: try Self.credentials("terminal"))
+        #expect(session.terminalAuthentication?.status == "not_attempted")
+        #expect(session.unavailable[.dataGroup(3)] == "protected by EAC: terminal authentication not run (chip authentication did not pass)")
+        bench.complete()
+    }
+
+    @Test func theChainGoesFromTheChipsTrustPointThenTheTerminalSigns() throws {
+        let bench = ReaderBench()
+        let session = try Self.authenticatedSession(bench)
+        let credentials = try Self.credentials("terminal")
+        Self.expectChain(bench.chip, credentials)
+        bench.chip.expectFile(.dataGroup(3), Self.dg3)
+        bench.chip.expectWithheld(.dataGroup(4), .securityStatusNotSatisfied)
+        try session.readProtectedFiles(com: Self.com, credentials: credentials)
+        let outcome = try #require(session.terminalAuthentication)
+        #expect(outcome.status == "passed")
+        #expect(outcome.chipTrustPoints == ["UTCVCA00001"])
+        #expect(outcome.sent == ["UTCVCA00002", "UTDVTEST00001", "UTISTEST00001"])
+        #expect(session.files[.dataGroup(3)] == Self.dg3)
+        // The CHAT grants DG4; the chip's refusal then comes from the DV's or CVCA's limits.
+        #expect(session.unavailable[.dataGroup(4)]?.hasPrefix("protected by EAC: refused after terminal authentication") == true)
+        bench.complete()
+    }
+
+    @Test func aRefusedCertificateStopsThereAndTheFilesAreNotAsked() throws {
+        let bench = ReaderBench()
+        let session = try Self.authenticatedSession(bench)
+        let credentials = try Self.credentials("terminal")
+        Self.expectChain(bench.chip, credentials, refuseAt: "UTDVTEST00001")
+        try session.readProtectedFiles(com: Self.com, credentials: credentials)
+        let outcome = try #require(session.terminalAuthentication)
+        #expect(outcome.status == "failed")
+        #expect(outcome.step == "PSO:Verify Certificate of UTDVTEST00001")
+        #expect(outcome.statusWord == "6A80")
+        #expect(session.unavailable[.dataGroup(3)] == "protected by EAC: terminal authentication failed (PSO:Verify Certificate of UTDVTEST00001 6A80)")
+        #expect(bench.log.lines.contains { $0.hasPrefix("terminal authentication failed: The chip answered PSO:Verify Certificate of UTDVTEST00001 with 6A80") })
+        bench.complete()
+    }
+}
