@@ -123,7 +123,8 @@ public struct TerminalCredentials: Sendable {
     }
 }
 
-/// One libeac EAC context used by the terminal: trust anchor, certificate imports, signing.
+/// A libeac terminal-authentication context for checking a chain as a chip would: a trust
+/// anchor, then each certificate imported under the key of the one before.
 final class EACContext {
     let pointer: UnsafeMutablePointer<EAC_CTX>
 
