@@ -629,13 +629,13 @@ enum ICAO {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         session.files[.dataGroup(1)] = Self.dg1 // read as chip authentication's proof: not again
+        // DG3 (listed) is not asked here: it waits for terminal authentication, the last step.
         bench.chip.expectFile(.dataGroup(2), Self.dg2)
-        bench.chip.expectWithheld(.dataGroup(3), .securityStatusNotSatisfied)
         bench.chip.expectWithheld(.dataGroup(15), .fileNotFound)
         bench.chip.expectFile(.sod, Self.sod)
         try session.readRemainingFiles(com: try EFCOM(bytes: ReadTestData.com([0x63, 0x75, 0x61])))
         #expect(session.files.keys.sorted() == [.dataGroup(1), .dataGroup(2), .sod])
-        #expect(Array(session.unavailable.keys) == [.dataGroup(3)], "an unlisted DG15 that is absent is no finding")
+        #expect(session.unavailable.isEmpty, "an unlisted DG15 that is absent is no finding")
         bench.complete()
     }
 
