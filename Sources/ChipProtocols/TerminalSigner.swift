@@ -87,34 +87,17 @@ struct TerminalSigner {
 
     /// TR-03111's plain format: r and s, each as long as the group order.
     private func plain(_ der: [UInt8]) throws -> [UInt8] {
-        let size = (Int(EVP_PKEY_get_bits(key)) + 7) / 8
-        let sig: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        do { return try SignatureScheme.plainFromDER(der, size: (Int(EVP_PKEY_get_bits(key)) + 7) / 8) } catch {
+            throw TerminalAuthenticationError.library("OpenSSL made an unusable ECDSA signature: \(error)")
         }
-        guard let sig else { throw TerminalAuthenticationError.library("OpenSSL made an unreadable ECDSA signature") }
-        defer { ECDSA_SIG_free(sig) }
-        var r = [UInt8](repeating: 0, count: size), s = r
-        guard BN_bn2binpad(ECDSA_SIG_get0_r(sig), &r, Int32(size)) == size,
-              BN_bn2binpad(ECDSA_SIG_get0_s(sig), &s, Int32(size)) == size else {
-            throw TerminalAuthenticationError.library("ECDSA signature values longer than the group order")
-        }
-        return r + s
     }
 
     /// The public key the private key belongs to, as a CV certificate holds it: the EC point
     /// (uncompressed) or the RSA modulus.
     func publicValue() -> [UInt8]? {
-        let name = EVP_PKEY_get_base_id(key) == EVP_PKEY_EC ? OSSL_PKEY_PARAM_PUB_KEY : OSSL_PKEY_PARAM_RSA_N
-        if EVP_PKEY_get_base_id(key) == EVP_PKEY_EC {
-            var length = 0
-            guard EVP_PKEY_get_octet_string_param(key, name, nil, 0, &length) == 1 else { return nil }
-            var point = [UInt8](repeating: 0, count: length)
-            guard EVP_PKEY_get_octet_string_param(key, name, &point, length, &length) == 1 else { return nil }
-            return Array(point.prefix(length))
-        }
+        if EVP_PKEY_get_base_id(key) == EVP_PKEY_EC { return try? PublicKey.encodedPublic(key) }
         var modulus: OpaquePointer?
-        guard EVP_PKEY_get_bn_param(key, name, &modulus) == 1, let modulus else { return nil }
+        guard EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_RSA_N, &modulus) == 1, let modulus else { return nil }
         defer { BN_free(modulus) }
         var bytes = [UInt8](repeating: 0, count: Int((BN_num_bits(modulus) + 7) / 8))
         BN_bn2bin(modulus, &bytes)

@@ -145,17 +145,6 @@ package enum P256 {
 
     /// A DER ECDSA-Sig-Value as r‖s, 32 bytes each.
     static func plainSignature(_ der: [UInt8]) throws -> [UInt8] {
-        var pointer: UnsafePointer<UInt8>? = nil
-        let sig: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            pointer = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &pointer, buffer.count)
-        }
-        guard let sig else { throw CryptoError.openSSL("ECDSA signature") }
-        defer { ECDSA_SIG_free(sig) }
-        var out = [UInt8](repeating: 0, count: 64)
-        guard BN_bn2binpad(ECDSA_SIG_get0_r(sig), &out, 32) == 32 else { throw CryptoError.openSSL("r") }
-        let ok = out.withUnsafeMutableBufferPointer { BN_bn2binpad(ECDSA_SIG_get0_s(sig), $0.baseAddress! + 32, 32) }
-        guard ok == 32 else { throw CryptoError.openSSL("s") }
-        return out
+        try SignatureScheme.plainFromDER(der, size: 32)
     }
 }

@@ -108,4 +108,20 @@ public enum SignatureScheme: Sendable, Equatable, CustomStringConvertible {
         defer { passport_openssl_free(encoded) }
         return Array(UnsafeBufferPointer(start: encoded, count: Int(length)))
     }
+
+    /// DER ECDSA-Sig-Value → r‖s (BSI TR-03111), each `size` bytes (the group order's length).
+    package static func plainFromDER(_ der: [UInt8], size: Int) throws -> [UInt8] {
+        let signature: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        guard let signature else { throw CryptoError.openSSL("ECDSA signature") }
+        defer { ECDSA_SIG_free(signature) }
+        var r = [UInt8](repeating: 0, count: size), s = r
+        guard BN_bn2binpad(ECDSA_SIG_get0_r(signature), &r, Int32(size)) == size,
+              BN_bn2binpad(ECDSA_SIG_get0_s(signature), &s, Int32(size)) == size else {
+            throw CryptoError.openSSL("ECDSA signature values longer than \(size) bytes")
+        }
+        return r + s
+    }
 }
