@@ -24,10 +24,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // OpenID4VP only (HTTP + TLS with extra trust anchors); nothing else links them.
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System-library shims: headers come from Debian's -dev packages, found with pkg-config.
@@ -52,6 +48,9 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", path: "Sources/CLibSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CUniFFI"),
+        // HTTPS through the system's libcurl (OpenSSL, the system's CA store and proxy settings):
+        // one exchange in C, since curl_easy_setopt is variadic.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
 
         // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
         .target(name: "PassportCrypto", dependencies: ["COpenSSL"]),
@@ -78,15 +77,9 @@ let package = Package(
         // OpenID4VP 1.0: request objects (JAR, x509_hash / x509_san_dns), DCQL, vp_token and
         // direct_post.jwt responses (JWE ECDH-ES) — parsing and checks, no network (fuzzed).
         .target(name: "OpenID4VP", dependencies: ["Credentials", "PassportCrypto", "COpenSSL", "LocalFiles"]),
-        // The wallet's HTTP side over AsyncHTTPClient (TLS with extra trust anchors). Kept apart
-        // so that only the passport command links SwiftNIO, not Credentials or PassiveAuth.
-        .target(name: "OpenID4VPClient", dependencies: [
-            "OpenID4VP",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+        // The wallet's HTTP side over libcurl. Kept apart so that only the passport command links
+        // libcurl, not Credentials or PassiveAuth.
+        .target(name: "OpenID4VPClient", dependencies: ["OpenID4VP", "CCurl"]),
         .target(name: "Proving", dependencies: ["CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
         // Pipeline: scan → verify → issue, with typed reports.
         .target(name: "PassportKit", dependencies: ["LocalFiles", "MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"],

@@ -6,6 +6,9 @@ public enum CredentialError: Error, Equatable, Sendable, CustomStringConvertible
     case keyStore(String)
     /// The system keyring holding the device key is locked, and unlocking was refused or impossible.
     case keyringLocked
+    /// The key store (or a key file or export) was written by a newer release in a format this
+    /// one does not know; nothing in it was read or changed.
+    case newerStoreFormat(path: String, found: Int, supported: Int)
     case crypto(String)
 
     public var description: String {
@@ -16,6 +19,8 @@ public enum CredentialError: Error, Equatable, Sendable, CustomStringConvertible
         case .keyStore(let why): return "Key store: \(why)"
         case .keyringLocked:
             return "Key store: the login keyring that holds the key store's device key is locked: unlock it (log in to the desktop session, or unlock \"Login\" in Seahorse or KWalletManager) and try again. Nothing was signed."
+        case .newerStoreFormat(let path, let found, let supported):
+            return "Key store: \(path) was written by a newer version of passport (format \(found); this version reads format \(supported) and older). Upgrade passport to use it; nothing was read or changed."
         case .crypto(let what): return "OpenSSL failed: \(what)."
         }
     }

@@ -58,7 +58,9 @@ public final class KeyStore: @unchecked Sendable {
     }
 
     private func load(_ url: URL) throws -> P256PrivateKey {
+        try checkStoreFormat()
         let object = try CanonicalJSON.object([UInt8](try Data(contentsOf: url)))
+        try KeyStore.checkVersion(object["version"], of: url.path)
         guard let did = object["did"] as? String, let kdf = object["kdf"] as? String,
               let nonce = (object["nonce"] as? String).flatMap(Base64URL.decode),
               let ciphertext = (object["ciphertext"] as? String).flatMap(Base64URL.decode),
@@ -89,8 +91,9 @@ public final class KeyStore: @unchecked Sendable {
     }
 
     private func store(_ key: P256PrivateKey, at url: URL) throws {
+        try checkStoreFormat()
         let did = DIDKey.did(for: key.publicKey)
-        var object: [String: Any] = ["version": 1, "did": did, "public_jwk": key.publicKey.jwk, "cipher": "A256GCM"]
+        var object: [String: Any] = ["version": KeyStore.formatVersion, "did": did, "public_jwk": key.publicKey.jwk, "cipher": "A256GCM"]
         let kek: [UInt8]
         if let passphrase {
             let salt = OpenSSLCrypto.randomBytes(16)
@@ -140,11 +143,46 @@ public final class KeyStore: @unchecked Sendable {
         return key
     }
 
-    /// Writes with mode 0600 in a 0700 folder, atomically and durably (PrivateFiles.replace).
+    // MARK: Format
+
+    /// The key-store format this release writes and the newest it reads. 0.2.0 wrote 1 in each
+    /// key file and no `format` file; from 0.3.0 on the folder's `format` file says it too, so
+    /// that an older release refuses a newer store before it reads or writes anything in it.
+    public static let formatVersion = 1
+    private var formatFile: URL { folder.appendingPathComponent("format") }
+
+    private func checkStoreFormat() throws {
+        guard let data = FileManager.default.contents(atPath: formatFile.path) else {
+            // No marker (a 0.2.0 store, or a new one): the holder key's own version speaks for it.
+            let holder = folder.appendingPathComponent("holder.json")
+            if let bytes = FileManager.default.contents(atPath: holder.path), let object = try? CanonicalJSON.object([UInt8](bytes)) {
+                try KeyStore.checkVersion(object["version"], of: holder.path)
+            }
+            return
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let version = Int(text) else { throw CredentialError.keyStore("\(formatFile.path) is damaged (it holds \"\(text.prefix(20))\").") }
+        try KeyStore.checkVersion(version, of: folder.path)
+    }
+
+    static func checkVersion(_ value: Any?, of path: String) throws {
+        guard let value else { return }
+        guard let version = value as? Int else { throw CredentialError.keyStore("\(path) is damaged (its version is not a number).") }
+        guard version <= formatVersion else {
+            throw CredentialError.newerStoreFormat(path: path, found: version, supported: formatVersion)
+        }
+    }
+
+    /// Writes with mode 0600 in a 0700 folder, atomically and durably (PrivateFiles.replace),
+    /// after checking that the store is not a newer release's and marking its format.
     private func writePrivateFile(_ bytes: [UInt8], to url: URL) throws {
+        try checkStoreFormat()
         do {
             try PrivateFiles.createFolder(url.deletingLastPathComponent())
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+            if !FileManager.default.fileExists(atPath: formatFile.path) {
+                try PrivateFiles.replace(formatFile, with: Array("\(KeyStore.formatVersion)\n".utf8))
+            }
             try PrivateFiles.replace(url, with: bytes)
         } catch let error as PrivateFiles.WriteError {
             throw CredentialError.keyStore(error.description)
@@ -188,6 +226,7 @@ public final class KeyStore: @unchecked Sendable {
     /// of key files moved.
     @discardableResult
     public func migrateToKeyring() throws -> Int {
+        try checkStoreFormat()
         guard let vault else {
             throw CredentialError.keyStore("no system keyring is reachable (no Secret Service on this session's D-Bus, or PASSPORT_KEYRING=off): run this in your desktop session.")
         }
@@ -259,6 +298,7 @@ public final class KeyStore: @unchecked Sendable {
               let salt = (document["salt"] as? String).flatMap(Base64URL.decode), let entries = document["keys"] as? [[String: Any]] else {
             throw CredentialError.keyStore("this is not a key export written by `passport keys export`.")
         }
+        try KeyStore.checkVersion(document["version"], of: "the key export")
         let kek = try KeyStore.scrypt(passphrase, salt: salt)
         var keys: [(URL, P256PrivateKey)] = []
         for entry in entries {

@@ -8,6 +8,9 @@ public enum OpenID4VPError: Error, Equatable, Sendable, CustomStringConvertible 
     case transport(step: String, String)
     /// The verifier's TLS or request-object certificate does not chain to a trusted anchor.
     case untrustedVerifier(String)
+    /// The TLS connection to the verifier failed for a reason other than its certificate's trust
+    /// (handshake, protocol version, cipher, a CA file the TLS library cannot read).
+    case tls(step: String, String)
     /// The request object is unsigned where a signature is required, or the signature is wrong.
     case badSignature(String)
     /// The request object is well signed but not acceptable (expired, replayed, wrong URIs…).
@@ -28,6 +31,7 @@ public enum OpenID4VPError: Error, Equatable, Sendable, CustomStringConvertible 
         case .badReference(let why): return "Reading the request: \(why)."
         case .transport(let step, let why): return "\(step): \(why)."
         case .untrustedVerifier(let why): return "Verifier not trusted: \(why). Nothing was sent."
+        case .tls(let step, let why): return "\(step): \(why)."
         case .badSignature(let why): return "Request object signature: \(why). Nothing was sent."
         case .badRequest(let why): return "Request object: \(why). Nothing was sent."
         case .badQuery(let why): return "DCQL query: \(why). Nothing was sent."
@@ -45,6 +49,7 @@ public enum OpenID4VPError: Error, Equatable, Sendable, CustomStringConvertible 
         case .badReference: return "invalid_request_reference"
         case .transport: return "transport_error"
         case .untrustedVerifier: return "untrusted_verifier"
+        case .tls: return "tls_error"
         case .badSignature: return "invalid_request_signature"
         case .badRequest: return "invalid_request_object"
         case .badQuery: return "invalid_dcql_query"
@@ -58,7 +63,7 @@ public enum OpenID4VPError: Error, Equatable, Sendable, CustomStringConvertible 
     /// 1: the request or token is invalid or refused; 2: usage or environment.
     public var exitStatus: Int32 {
         switch self {
-        case .usage, .transport: return 2
+        case .usage, .transport, .tls: return 2
         default: return 1
         }
     }

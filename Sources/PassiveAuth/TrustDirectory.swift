@@ -41,7 +41,14 @@ public final class TrustDirectory: @unchecked Sendable {
         self.url = url
         self.sourcePrefix = sourcePrefix
         self.generation = generation
-        catalog = try TrustDirectory.decode(TrustCatalog.self, generation.appendingPathComponent("catalog.json"), store: url)
+        let catalogFile = generation.appendingPathComponent("catalog.json")
+        // The version first: a newer release's catalog may not decode as ours, and must be
+        // refused as newer, not reported as damaged (and then never written over).
+        let format = try TrustDirectory.decode(TrustCatalog.Format.self, catalogFile, store: url)
+        guard format.version <= TrustCatalog.currentVersion else {
+            throw TrustStoreError.newerFormat(url.path, found: format.version, supported: TrustCatalog.currentVersion)
+        }
+        catalog = try TrustDirectory.decode(TrustCatalog.self, catalogFile, store: url)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ file: URL, store: URL) throws -> T {
@@ -277,6 +284,8 @@ public enum TrustStoreError: Error, Sendable, CustomStringConvertible {
     case io(String, String)
     /// `trust remove` matched nothing; `trust export` of an empty store.
     case nothingMatched(String)
+    /// The store was written by a newer release in a format this one does not know.
+    case newerFormat(String, found: Int, supported: Int)
 
     public var description: String {
         switch self {
@@ -286,6 +295,8 @@ public enum TrustStoreError: Error, Sendable, CustomStringConvertible {
         case .corrupt(let path, let why): return "The trust store \(path) is damaged: \(why). Remove it and import again."
         case .io(let path, let why): return "Cannot write the trust store \(path): \(why)."
         case .nothingMatched(let what): return "Nothing in the trust store matches \(what)."
+        case .newerFormat(let path, let found, let supported):
+            return "The trust store \(path) was written by a newer version of passport (store format \(found); this version reads format \(supported) and older). Upgrade passport to use it; nothing was read or changed."
         }
     }
 }

@@ -89,7 +89,12 @@ struct CountryIndex: Codable, Sendable {
 
 /// The master lists and the countries present.
 struct TrustCatalog: Codable, Sendable {
-    var version = 1
+    /// The store format this release writes and the newest it reads (0.2.0 wrote 1).
+    static let currentVersion = 1
+    /// Only the version, read before anything else.
+    struct Format: Decodable { var version: Int }
+
+    var version = TrustCatalog.currentVersion
     var masterLists: [MasterListEntry] = []
     var countries: [String] = []
     /// Totals, so that a report's note needs no country file.

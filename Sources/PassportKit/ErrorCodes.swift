@@ -121,13 +121,14 @@ extension CredentialError: ReportableError {
         switch self {
         case .keyStore: return "key_store_error"
         case .keyringLocked: return "keyring_locked"
+        case .newerStoreFormat: return "newer_store_format"
         default: return "invalid_credential"
         }
     }
 
     public var exitStatus: Int32 {
         switch self {
-        case .keyStore, .keyringLocked: return ExitStatus.environment
+        case .keyStore, .keyringLocked, .newerStoreFormat: return ExitStatus.environment
         default: return ExitStatus.invalid
         }
     }
@@ -146,6 +147,7 @@ extension TrustStoreError: ReportableError {
         case .ldif: return "malformed_ldif"
         case .corrupt, .io: return "trust_store_error"
         case .nothingMatched: return "nothing_matched"
+        case .newerFormat: return "newer_store_format"
         }
     }
 
@@ -153,7 +155,7 @@ extension TrustStoreError: ReportableError {
     public var exitStatus: Int32 {
         switch self {
         case .unreadable, .refusedMasterList, .ldif: return ExitStatus.invalid
-        case .corrupt, .io, .nothingMatched: return ExitStatus.environment
+        case .corrupt, .io, .nothingMatched, .newerFormat: return ExitStatus.environment
         }
     }
 }

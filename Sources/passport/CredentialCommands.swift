@@ -95,6 +95,7 @@ struct PresentCommand: ParsableCommand {
     @Option(name: .customLong("verifier-ca"), help: "A PEM file of CA certificates trusted for the verifier's TLS and request-object certificates (repeatable).") var verifierCA: [String] = []
     @Option(help: "Claims you agree to disclose to a --request verifier, comma-separated; a request asking for more is refused.") var allow = "age_over_18,is_human"
     @Flag(help: "Allow an http:// request_uri and response_uri on loopback (tests only).") var insecureLoopback = false
+    @Option(help: "Seconds each exchange with a --request verifier may take in all, connection and TLS included.") var httpTimeout: Double = 30
     @Flag(help: "Sign and send without asking (scripts). Without it, the answer is asked on stdin; closed stdin releases nothing.") var yes = false
     @Option(help: "Also write the checked request object to this file (for `passport verify-vp --request`).") var saveRequest: String?
     @Flag(help: "Print one JSON object on stdout.") var json = false
@@ -132,7 +133,9 @@ struct PresentCommand: ParsableCommand {
         var policy = AuthorizationRequest.Policy()
         policy.anchors = verifierCA
         policy.insecureLoopback = insecureLoopback
-        let http = try VerifierHTTP(anchors: verifierCA)
+        guard httpTimeout > 0, httpTimeout <= 600 else { throw OpenID4VPError.usage("--http-timeout must be between 0 and 600 seconds") }
+        var http = try VerifierHTTP(anchors: verifierCA, deadline: httpTimeout, connectTimeout: min(10, httpTimeout))
+        http.allowPlainHTTP = insecureLoopback
         let request = try Wallet.resolve(text, policy: policy, http: http)
         if let saveRequest, let object = request.requestObject { try writePrivateFile(Data(object.utf8), to: saveRequest) }
         let memory = AnsweredRequests(folder: store.folder)
