@@ -19,7 +19,7 @@ enum ToolChecks {
         do {
             checks.append(DoctorCheck("ocr", "Tesseract", .ok, "libtesseract \(try TesseractEngine.version())"))
         } catch {
-            checks.append(DoctorCheck("ocr", "Tesseract", .warn, "\(error)", fix: "sudo apt install libtesseract5 (only photos and cameras need it; --mrz works without)"))
+            checks.append(DoctorCheck("ocr", "Tesseract", .warn, "\(error)", fix: "sudo apt install \(TesseractEngine.debianPackage) (only photos and cameras need it; --mrz works without)"))
         }
         return checks
     }
@@ -48,7 +48,7 @@ enum ToolChecks {
             checks.append(DoctorCheck("camera", "camera libraries", .warn, "FFmpeg is missing: \(reason)",
                                       fix: "sudo apt install \(packages) (only scan --camera and ocr of a video need them)"))
         } catch {
-            checks.append(DoctorCheck("camera", "camera libraries", .warn, "\(error)", fix: "sudo apt install ffmpeg"))
+            checks.append(DoctorCheck("camera", "camera libraries", .warn, "\(error)", fix: "sudo apt install \(VideoFrameSource.debianPackages)"))
         }
         return checks
     }

@@ -92,4 +92,6 @@ final class TesseractLineReader {
 public enum TesseractEngine {
     /// Its version ("5.3.0"); throws `MRZScanError.engine` naming the package when it is missing.
     public static func version() throws -> String { try TesseractLineReader.libraryVersion() }
+    /// The Debian package that gives the library this build opens (from the headers it was built with).
+    public static var debianPackage: String { String(cString: passport_tesseract_package()) }
 }

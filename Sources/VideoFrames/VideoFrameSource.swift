@@ -173,13 +173,15 @@ public final class VideoFrameSource {
 
     /// Throws `librariesMissing` (naming the Debian packages) when FFmpeg cannot be loaded.
     public static func requireLibraries() throws { _ = try loadFFmpeg() }
+    /// The Debian packages of the FFmpeg libraries this build opens (from the headers it was built with).
+    public static var debianPackages: String { String(cString: passport_ffmpeg_packages()).trimmingCharacters(in: .whitespaces) }
 
     /// FFmpeg's functions, from its libraries opened on first use.
     static func loadFFmpeg() throws -> PassportFFmpeg {
         var error = [CChar](repeating: 0, count: 512)
         guard let table = passport_ffmpeg_load(&error, error.count) else {
             throw VideoSourceError.librariesMissing(reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                                                    packages: String(cString: passport_ffmpeg_packages()).trimmingCharacters(in: .whitespaces))
+                                                    packages: debianPackages)
         }
         return table.pointee
     }

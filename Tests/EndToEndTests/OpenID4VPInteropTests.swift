@@ -155,7 +155,7 @@ import TestSupport
 
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
     func untrustedVerifierGetsNothing() throws {
-        let (credential, clientID, server) = try polarisSession()
+        let (credential, _, server) = try polarisSession()
         defer { server.stop() }
         // No --verifier-ca: its self-signed TLS certificate is not trusted.
         let noCA = try present(credential, request: server.link, trust: [], ["--yes", "--json"])
@@ -171,7 +171,7 @@ import TestSupport
 
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
     func tamperedRequestObjectIsRefused() throws {
-        let (credential, clientID, server) = try polarisSession()
+        let (credential, _, server) = try polarisSession()
         defer { server.stop() }
         let saved = home.appendingPathComponent("to-tamper.jwt").path
         _ = try present(credential, request: server.link, ["--save-request", saved])

@@ -153,8 +153,8 @@ import TestSupport
     @Test func orderAndSizes() throws {
         let salt = FieldElement(0x5a)
         let salts = IntegrityToDisclosureSalts(all: salt)
-        let witness = try CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
-                                            dg2Hash: Self.dg2Hash, currentDate: Self.date, salts: salts)
+        let witness = CompareAgeWitness(dg1: Self.dg1, eContent: Self.eContent, signature: Self.signature,
+                                        dg2Hash: Self.dg2Hash, currentDate: Self.date, salts: salts)
         let inputs = try witness.inputs()
         let values = try witness.values()
         let zero = FieldElement.zero.hex
