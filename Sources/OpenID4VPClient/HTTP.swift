@@ -78,10 +78,8 @@ public struct VerifierHTTP: Sendable {
                         request.header_count = headerList.count
                         request.body = bodyBytes.baseAddress
                         request.body_length = bodyBytes.count
-                        anchors.baseAddress?.withMemoryRebound(to: CChar.self, capacity: anchors.count) {
-                            request.extra_anchors_pem = $0
-                            request.extra_anchors_length = anchors.count
-                        }
+                        request.extra_anchors_pem = anchors.baseAddress
+                        request.extra_anchors_length = anchors.count
                         request.connect_timeout_ms = Int(connectTimeout * 1000)
                         request.total_timeout_ms = Int(deadline * 1000)
                         request.max_body = maxBody

@@ -25,7 +25,7 @@ typedef struct {
     size_t header_count;
     const uint8_t *body;
     size_t body_length;
-    const char *extra_anchors_pem;  // PEM certificates trusted besides the system's store, or NULL
+    const uint8_t *extra_anchors_pem; // PEM certificates trusted besides the system's store, or NULL
     size_t extra_anchors_length;
     long connect_timeout_ms;
     long total_timeout_ms;          // the deadline of the whole exchange
