@@ -87,11 +87,20 @@ public struct TerminalAuthentication {
         return references
     }
 
-    /// Reads EF.CVCA by its short identifier: one READ BINARY.
+    /// Reads EF.CVCA: one READ BINARY by its short identifier, or, on a chip that does not take
+    /// short identifiers, SELECT 011C and READ BINARY, as data groups are read.
     public static func readEFCVCA(over channel: CardChannel) throws -> [UInt8] {
-        let response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | 0x1C, p2: 0, ne: 256))
         // 6282: the file ended before Le bytes, which is how a short file answers "all of it".
-        guard response.status.isSuccess || response.status.value == 0x6282 else {
+        func read(_ response: ResponseAPDU) -> Bool { response.status.isSuccess || response.status.value == 0x6282 }
+        let byShortIdentifier = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | 0x1C, p2: 0, ne: 256))
+        if read(byShortIdentifier) { return byShortIdentifier.data }
+        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1C]))
+        guard select.status.isSuccess else {
+            throw TerminalAuthenticationError.refused(step: "SELECT of EF.CVCA", status: select.status,
+                                                      explanation: "the chip does not show which CVCA it trusts (READ BINARY by short identifier: \(byShortIdentifier.status))")
+        }
+        let response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
+        guard read(response) else {
             throw TerminalAuthenticationError.refused(step: "READ BINARY of EF.CVCA", status: response.status,
                                                       explanation: "the chip does not show which CVCA it trusts")
         }

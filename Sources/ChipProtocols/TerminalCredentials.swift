@@ -77,7 +77,12 @@ public struct TerminalCredentials: Sendable {
     /// CVCA references of EF.CVCA): those after the trust point. Without a match, everything but
     /// a self-signed root, so that the chip itself says it does not know the chain's CVCA.
     public func certificatesToSend(chipTrustPoints: [String]) -> (trustPoint: String?, certificates: [CVCertificate]) {
-        if let start = chain.firstIndex(where: { chipTrustPoints.contains($0.authorityReference) }) {
+        // Never one of the chip's own trust points (the self-signed CVCA root, or a link
+        // certificate whose new CVCA the chip already holds): a chip may refuse to verify it again.
+        if let last = chain.lastIndex(where: { chipTrustPoints.contains($0.holderReference) }) {
+            return (chain[last].holderReference, Array(chain[(last + 1)...]))
+        }
+        if let start = chain.firstIndex(where: { chipTrustPoints.contains($0.authorityReference) && $0.authorityReference != $0.holderReference }) {
             return (chain[start].authorityReference, Array(chain[start...]))
         }
         return (nil, chain.filter { $0.authorityReference != $0.holderReference })

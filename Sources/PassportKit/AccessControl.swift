@@ -169,9 +169,22 @@ struct AccessControl {
             }
         }
         guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty,
-              let total = try? TLV.totalLength(ofObjectStartingWith: response.data[...]), total <= response.data.count
+              let total = try? TLV.totalLength(ofObjectStartingWith: response.data[...]),
+              total <= FileSizeLimits.limit(for: .cardAccess)
         else { return nil }
-        return Array(response.data.prefix(total))
+        // A file longer than one READ BINARY (ID cards with several SecurityInfos and a
+        // CardInfoLocator pass 256 bytes): the rest at offsets, in answers of at most 256 bytes
+        // so that any reader passes them. The first READ BINARY selected the file.
+        var bytes = Array(response.data.prefix(total))
+        while bytes.count < total {
+            let offset = bytes.count
+            guard offset <= 0x7FFF else { return nil }
+            let next = try channel.transmit(CommandAPDU(ins: 0xB0, p1: UInt8(offset >> 8), p2: UInt8(offset & 0xFF),
+                                                        ne: min(256, total - offset)))
+            guard next.status.isSuccess || next.status == .endOfFileWarning, !next.data.isEmpty else { return nil }
+            bytes += next.data.prefix(total - offset)
+        }
+        return bytes
     }
 
     private func readCardAccessBinary() throws -> ResponseAPDU {

@@ -56,6 +56,23 @@ import TestSupport
         #expect(all.map(\.holderReference) == ["UTDVTESTX0001", "UTISTESTX0001"])
     }
 
+    /// A folder that also holds the self-signed CVCA certificate the chip trusts: the chain
+    /// still starts after it, so the chip is never asked to verify its own trust point again.
+    @Test func theChipsOwnTrustPointIsNeverSent() throws {
+        let folder = Self.eac.appendingPathComponent("terminal")
+        let certificates = [try Self.certificate("TEST-ONLY-UTCVCA00001.cvcert"), try Self.certificate("terminal/UTCVCA00002.cvcert"),
+                            try Self.certificate("terminal/UTDVTEST00001.cvcert"), try Self.certificate("terminal/UTISTEST00001.cvcert")]
+        let key = Array(try Data(contentsOf: folder.appendingPathComponent("UTISTEST00001.pkcs8")))
+        let credentials = try TerminalCredentials(certificates: certificates.reversed(), privateKey: key)
+        #expect(credentials.chain.map(\.holderReference) == ["UTCVCA00001", "UTCVCA00002", "UTDVTEST00001", "UTISTEST00001"])
+        let (trustPoint, send) = credentials.certificatesToSend(chipTrustPoints: ["UTCVCA00001"])
+        #expect(trustPoint == "UTCVCA00001")
+        #expect(send.map(\.holderReference) == ["UTCVCA00002", "UTDVTEST00001", "UTISTEST00001"])
+        let (newer, rest) = credentials.certificatesToSend(chipTrustPoints: ["UTCVCA00001", "UTCVCA00002"])
+        #expect(newer == "UTCVCA00002")
+        #expect(rest.map(\.holderReference) == ["UTDVTEST00001", "UTISTEST00001"])
+    }
+
     @Test func aForgedSignatureInTheChainIsFoundBeforeTheChipIsAsked() throws {
         let folder = Self.eac.appendingPathComponent("terminal")
         let dv = try Self.certificate("terminal/UTDVTEST00001.cvcert")

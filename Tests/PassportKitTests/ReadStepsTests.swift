@@ -103,6 +103,25 @@ enum ICAO {
         bench.complete()
     }
 
+    /// A CardAccess longer than one answer (an ID card's several SecurityInfos and a
+    /// CardInfoLocator: 300 bytes here) is read on at offsets in short answers, to its encoded
+    /// length, and PACE is still found in it.
+    @Test func aCardAccessLongerThan256BytesIsReadToItsEncodedLength() throws {
+        let locator = TLV.encode(tag: 0x30, value: TLV.encode(tag: 0x06, value: [0x04, 0x00, 0x7F, 0x00, 0x07, 0x02, 0x02, 0x06])
+                                 + TLV.encode(tag: 0x16, value: Array(repeating: 0x61, count: 300 - 16 - ReadTestData.cardAccessGM.count)))
+        try #require(ReadTestData.cardAccessGM[1] < 0x80, "the GM CardAccess has a one-byte length")
+        let inner = Array(ReadTestData.cardAccessGM.dropFirst(2)) + locator
+        let long = TLV.encode(tag: 0x31, value: inner)
+        try #require(long.count > 256 && long.count < 400, "\(long.count)")
+        let bench = ReaderBench()
+        bench.chip.expect(Self.readCardAccess, Array(long.prefix(256)) + hex("9000"))
+        bench.chip.expect(hex("00B00100") + [UInt8(long.count - 256)], Array(long.dropFirst(256)) + hex("9000"))
+        let read = try bench.control().readCardAccess()
+        #expect(read == long)
+        #expect(AccessControl.usablePACEInfo(in: read) != nil, "PACE was not found in the long CardAccess")
+        bench.complete()
+    }
+
     @Test func anAbsentCardAccessIsNoneWithoutSelectingTheMasterFile() throws {
         let bench = ReaderBench()
         bench.chip.expect(Self.readCardAccess, hex("6A82"))

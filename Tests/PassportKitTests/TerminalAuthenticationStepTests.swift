@@ -27,8 +27,16 @@ import TestSupport
         return session
     }
 
-    static func expectChain(_ chip: ScriptedChip, _ credentials: TerminalCredentials, refuseAt refused: String? = nil, with status: StatusWord = StatusWord(0x6A80)) {
-        chip.expectSecure(CommandAPDU(ins: 0xB0, p1: 0x9C, p2: 0, ne: 256), ResponseAPDU(data: efCVCA, status: StatusWord(0x6282)))
+    static func expectChain(_ chip: ScriptedChip, _ credentials: TerminalCredentials, refuseAt refused: String? = nil, with status: StatusWord = StatusWord(0x6A80),
+                            shortIdentifierRefusal: StatusWord? = nil) {
+        if let shortIdentifierRefusal {
+            // A chip that takes no short identifiers: EF.CVCA is selected, then read.
+            chip.expectSecure(CommandAPDU(ins: 0xB0, p1: 0x9C, p2: 0, ne: 256), ResponseAPDU(data: [], status: shortIdentifierRefusal))
+            chip.expectSecure(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1C]), ResponseAPDU(data: [], status: .success))
+            chip.expectSecure(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256), ResponseAPDU(data: efCVCA, status: StatusWord(0x6282)))
+        } else {
+            chip.expectSecure(CommandAPDU(ins: 0xB0, p1: 0x9C, p2: 0, ne: 256), ResponseAPDU(data: efCVCA, status: StatusWord(0x6282)))
+        }
         for certificate in credentials.chain {
             chip.expectSecure(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xB6, data: TLV.encode(tag: 0x83, value: Array(certificate.authorityReference.utf8))),
                               ResponseAPDU(data: [], status: .success))
@@ -90,6 +98,23 @@ import TestSupport
         #expect(session.files[.dataGroup(3)] == Self.dg3)
         // The CHAT grants DG4; the chip's refusal then comes from the DV's or CVCA's limits.
         #expect(session.unavailable[.dataGroup(4)]?.hasPrefix("protected by EAC: refused after terminal authentication") == true)
+        bench.complete()
+    }
+
+    /// EF.CVCA on a chip that refuses its short identifier (6F00, as one independent chip does):
+    /// selected by 011C and read, and terminal authentication goes on.
+    @Test func efCVCAIsSelectedWhenTheShortIdentifierIsRefused() throws {
+        let bench = ReaderBench()
+        let session = try Self.authenticatedSession(bench)
+        let credentials = try Self.credentials("terminal")
+        Self.expectChain(bench.chip, credentials, shortIdentifierRefusal: StatusWord(0x6F00))
+        bench.chip.expectFile(.dataGroup(3), Self.dg3)
+        bench.chip.expectWithheld(.dataGroup(4), .securityStatusNotSatisfied)
+        try session.readProtectedFiles(com: Self.com, credentials: credentials)
+        let outcome = try #require(session.terminalAuthentication)
+        #expect(outcome.status == "passed")
+        #expect(outcome.chipTrustPoints == ["UTCVCA00001"])
+        #expect(session.files[.dataGroup(3)] == Self.dg3)
         bench.complete()
     }
 
