@@ -12,6 +12,9 @@ public enum SecurityError: Error, Equatable, Sendable, CustomStringConvertible {
     case badPadding
     /// The chip ended secure messaging (it answered without protection).
     case secureMessagingEnded(status: StatusWord)
+    /// Under secure messaging the chip answered a command with a bare status word where a
+    /// protected answer was the proof asked for (the first command under chip-authentication keys).
+    case unprotectedAnswer(command: String, status: StatusWord)
     case malformedSecureMessaging(String)
     case unexpectedStatus(command: String, status: StatusWord)
     case crypto(String)
@@ -29,6 +32,8 @@ public enum SecurityError: Error, Equatable, Sendable, CustomStringConvertible {
             return "A response from the chip had invalid padding after decryption."
         case .secureMessagingEnded(let status):
             return "The chip ended the secure session (\(status)). Scan again."
+        case .unprotectedAnswer(let command, let status):
+            return "The chip answered \(command) without secure messaging (\(status)): an unprotected status word proves nothing about the session's keys"
         case .malformedSecureMessaging(let why):
             return "Malformed secure-messaging response: \(why)."
         case .unexpectedStatus(let command, let status):

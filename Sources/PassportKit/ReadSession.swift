@@ -18,6 +18,8 @@ final class ReadSession {
     var statistics: [LDSFile: FileReadStatistics] = [:]
     /// Files the chip did not give, with the reason.
     var unavailable: [LDSFile: String] = [:]
+    /// The status word each unavailable file was refused with.
+    var unavailableStatus: [LDSFile: StatusWord] = [:]
     var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
     var chipAuthenticationMethod: ChipAuthenticationMethod?
     /// The protocol OID and key identifier chip authentication used (evidence for later).
@@ -85,6 +87,7 @@ final class ReadSession {
                 ? whenDenied ?? "access denied (\(status)); this file needs Extended Access Control"
                 : "not readable (\(status))"
             unavailable[file] = reason
+            unavailableStatus[file] = status
             events(.fileUnavailable(file: file, reason: reason))
         }
     }

@@ -91,6 +91,14 @@ extension ReadSession {
         let (secure, terminalKey) = try ca.perform(over: stack.secure, raw: plain)
         replaceStack(secure)
         try readFile(next, recover: false)
+        // Only an answer with a valid MAC proves the chip holds the key. A chip that derived
+        // other keys may answer with a bare status word (6985, 6A82, …): that says it has left
+        // secure messaging, not that the file is absent or the keys agree.
+        if files[next] == nil, secure.lastAnswerWasPlain {
+            let status = unavailableStatus[next] ?? StatusWord(0x6F00)
+            unavailable[next] = nil
+            throw SecurityError.unprotectedAnswer(command: "the first command under the new keys (reading \(next.fileName))", status: status)
+        }
         chipAuthentication = .passed
         terminalBinding = TerminalAuthenticationBinding(idPICC: idPICC(),
                                                         compressedTerminalKey: TerminalAuthenticationBinding.compress(terminalKey, isDH: ca.info.isDH))
@@ -107,6 +115,9 @@ extension ReadSession {
         if case .unexpectedStatus(let command, let status)? = error as? SecurityError {
             return "the chip answered \(status) to \(command)"
         }
+        if case .unprotectedAnswer(_, let status)? = error as? SecurityError {
+            return "the chip answered the first command under the new keys without secure messaging (\(status))"
+        }
         if case .secureMessagingFailed(_, let why)? = error as? ScanError { return why }
         return String(describing: error)
     }
@@ -114,6 +125,9 @@ extension ReadSession {
     /// A refusal (a chip whose DG14 offers chip authentication must perform it: a copy without
     /// the private key could otherwise refuse its way out) or an answer that failed.
     private static func chipAuthenticationFailure(_ error: Error, times: String) -> String {
+        if case .unprotectedAnswer? = error as? SecurityError {
+            return "chip authentication failed: \(cause(of: error)) (\(times))"
+        }
         if case .unexpectedStatus? = error as? SecurityError {
             return "Chip authentication: \(cause(of: error)) (\(times)); a chip whose DG14 offers chip authentication must perform it"
         }

@@ -548,6 +548,29 @@ enum ICAO {
         bench.complete()
     }
 
+    /// A chip that derived other keys answers the first command under the new keys with a bare
+    /// status word (6985, as an independent chip does): that proves nothing, so chip
+    /// authentication fails (after one retry), the file is not taken as absent, and the session is
+    /// opened again with the access key.
+    @Test func aBareStatusWordUnderTheNewKeysFailsChipAuthentication() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        bench.chip.expectFile(.dataGroup(14), try ReadTestData.fixture("passport/DG14.bin"))
+        for _ in 1...2 {
+            try Self.expectChipAuthentication(on: bench.chip)
+            bench.chip.expectSecure(ScriptedChip.readBinary(shortFID: 1, ne: 223), bare: StatusWord(0x6985))
+            bench.chip.expectSecure(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x01]), bare: StatusWord(0x6985))
+            try bench.chip.expectBAC(ReadTestData.accessKey)
+        }
+        try session.authenticateChip(com: try Self.comWithDG14())
+        #expect(session.chipAuthentication == .failed("chip authentication failed: the chip answered the first command under the new keys "
+            + "without secure messaging (6985 (conditions of use not satisfied)) (twice)"))
+        #expect(session.unavailable[.dataGroup(1)] == nil, "a bare status word is no evidence that DG1 is absent")
+        #expect(session.files[.dataGroup(1)] == nil)
+        #expect(session.stack.secure.suite == .tripleDES, "a BAC session again")
+        bench.complete()
+    }
+
     @Test func afterPACECAMNothingIsRead() throws {
         let bench = ReaderBench()
         let session = try bench.bacSession()
