@@ -265,15 +265,15 @@ import TestSupport
             let vp = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             return String(decoding: try JSONSerialization.data(withJSONObject: ["pid": [vp]]), as: UTF8.self)
         }
-        let ok = try Harness.passport(["verify-vp", try token("age_over_18"), "--request", requestFile.path, "--json"], environment: env)
+        let ok = try Harness.passport(["verify-vp", try token("age_over_18"), "--request", requestFile.path, "--json", "--require-level", "L1"], environment: env)
         #expect(ok.status == 0, "\(ok.stderr)")
         try Harness.expectShape(ok, "verify-vp-token")
         let claims = ((ok.json?["credentials"] as? [String: Any])?["pid"] as? [[String: Any]])?.first?["claims"] as? [String: Any]
         #expect(claims?["age_over_18"] as? Bool == true)
-        let extra = try Harness.passport(["verify-vp", try token("age_over_18,nationality"), "--request", requestFile.path], environment: env)
+        let extra = try Harness.passport(["verify-vp", try token("age_over_18,nationality"), "--request", requestFile.path, "--require-level", "L1"], environment: env)
         #expect(extra.status == 1)
         #expect(extra.stderr.contains("not asked for"), "\(extra.stderr)")
-        let wrongNonce = try Harness.passport(["verify-vp", try token("age_over_18", nonce: "other"), "--request", requestFile.path], environment: env)
+        let wrongNonce = try Harness.passport(["verify-vp", try token("age_over_18", nonce: "other"), "--request", requestFile.path, "--require-level", "L1"], environment: env)
         #expect(wrongNonce.status == 1)
         #expect(wrongNonce.stderr.contains("another nonce"), "\(wrongNonce.stderr)")
         let unanswered = try Harness.passport(["verify-vp", #"{"other":["x~"]}"#, "--request", requestFile.path], environment: env)
