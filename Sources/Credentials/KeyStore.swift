@@ -408,15 +408,15 @@ public final class KeyStore: @unchecked Sendable {
                 throw CredentialError.keyStore("the key export is damaged (its naming secret does not open). Nothing was imported.")
             }
             importedSecret = secret
-            if let own = FileManager.default.contents(atPath: nameSecretFile.path), [UInt8](own) != secret,
-               keys.contains(where: { $0.0.path.contains("/pairwise/") }) {
-                throw CredentialError.keyStore("\(folder.path) already names its pairwise keys with a different secret; import into an empty key store. Nothing was imported.")
-            }
         }
         for (url, key) in keys where FileManager.default.fileExists(atPath: url.path) {
             guard try load(url).publicKey == key.publicKey else {
                 throw CredentialError.keyStore("\(url.lastPathComponent) already holds a different key (\(DIDKey.did(for: try load(url).publicKey))); nothing was imported.")
             }
+        }
+        if let importedSecret, let own = FileManager.default.contents(atPath: nameSecretFile.path), [UInt8](own) != importedSecret,
+           keys.contains(where: { $0.0.path.contains("/pairwise/") }) {
+            throw CredentialError.keyStore("\(folder.path) already names its pairwise keys with a different secret; import into an empty key store. Nothing was imported.")
         }
         if let importedSecret, !FileManager.default.fileExists(atPath: nameSecretFile.path) {
             try writePrivateFile(importedSecret, to: nameSecretFile)

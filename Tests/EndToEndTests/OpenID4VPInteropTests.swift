@@ -293,7 +293,7 @@ import TestSupport
             let now = Int(Date().timeIntervalSince1970)
             let claims: [String: Any] = [
                 "client_id": clientID, "response_type": "vp_token", "response_mode": "direct_post", "response_uri": responseURI,
-                "nonce": "n-\(UUID().uuidString)", "state": "s", "iat": now, "exp": now + 300,
+                "nonce": "n-\(UUID().uuidString)", "state": "s", "iat": now, "exp": now + 300, "aud": "https://self-issued.me/v2",
                 "dcql_query": ["credentials": [["id": "pid", "format": "dc+sd-jwt", "claims": [["path": ["age_over_18"]]]]]],
             ]
             let json = String(decoding: try JSONSerialization.data(withJSONObject: claims), as: UTF8.self)
