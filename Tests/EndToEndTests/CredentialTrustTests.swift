@@ -1,5 +1,6 @@
 import Credentials
 import Foundation
+import PassportCrypto
 import Testing
 import TestSupport
 
@@ -211,6 +212,32 @@ import TestSupport
         #expect(verifierLines.first?.contains("\\u{1B}[2K\\u{D}") == true, "\(lines)")
         #expect(!lines.contains { $0.hasPrefix("The answer goes to host bank.example") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("The answer goes to host evil.example") }, "\(lines)")
+    }
+
+    /// An x509_hash verifier whose certificate names no host answering to elsewhere.example: the
+    /// prompt says where the answer goes and that the client_id does not name it. Its chain ends in
+    /// a --verifier-ca anchor (x509_hash chains never end in the system's store).
+    @Test func thePromptNamesTheHostTheAnswerGoesTo() throws {
+        let credential = try issue(name: "host")
+        let certificate = try String(contentsOfFile: Self.pem("issuer"), encoding: .utf8)
+        let der = [UInt8](Data(base64Encoded: certificate.components(separatedBy: "\n").filter { !$0.hasPrefix("-----") }.joined())!)
+        let clientID = "x509_hash:" + Base64URL.encode(OpenSSLCrypto.sha256(der))
+        let now = Int(Date().timeIntervalSince1970)
+        let claims: [String: Any] = [
+            "client_id": clientID, "response_type": "vp_token", "response_mode": "direct_post", "response_uri": "https://elsewhere.example/cb",
+            "nonce": "n-host", "state": "s", "iat": now, "exp": now + 300, "aud": "https://self-issued.me/v2",
+            "dcql_query": ["credentials": [["id": "pid", "format": "dc+sd-jwt", "claims": [["path": ["age_over_18"]]]]]],
+        ]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: claims), as: UTF8.self)
+        let signed = try Harness.run(URL(fileURLWithPath: "/usr/bin/python3"), [TestPaths.projectRoot.appendingPathComponent("scripts/interop/sign_request.py").path,
+                                                                               Self.pem("issuer.key"), Self.pem("issuer"), json])
+        try #require(signed.status == 0, "\(signed.stderr)")
+        let link = "openid4vp://?client_id=\(clientID.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&request=\(signed.stdout.trimmingCharacters(in: .whitespacesAndNewlines))"
+        let r = try Harness.passport(["present", credential, "--request", link, "--verifier-ca", Self.pem("issuer-ca")], environment: env)
+        #expect(r.status == 1 && r.stderr.contains("stdin is closed"), "\(r.stderr)")
+        #expect(r.stderr.contains("The answer goes to host elsewhere.example"), "\(r.stderr)")
+        #expect(r.stderr.contains("Note: the client_id names no host, but the answer goes to elsewhere.example"), "\(r.stderr)")
+        #expect(r.stderr.contains("level L1"), "\(r.stderr)")
     }
 
     // MARK: helpers
