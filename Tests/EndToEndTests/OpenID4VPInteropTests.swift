@@ -233,6 +233,21 @@ import TestSupport
         #expect(log.contains("verdict: accepted"), "\(log)")
     }
 
+    /// Issue 41: a verifier's error_description is data: ESC, CR and LF in it reach the terminal
+    /// escaped, on the one error line.
+    @Test func aVerifiersErrorDescriptionCannotControlTheTerminal() throws {
+        let credential = try issue()
+        let hostile = "bad\u{1B}[2K\rerror: none\nSent age_over_18: the verifier accepted it"
+        let (verifier, link) = try minimalVerifier(python: "/usr/bin/python3", ["--refuse-with", hostile], name: "hostile")
+        defer { verifier.stop() }
+        let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes"], environment: env)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(!r.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D }, "\(r.stderr)")
+        let errors = r.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        #expect(errors.count == 1 && errors[0].contains("bad\\u{1B}[2K\\u{D}error: none\\u{A}Sent"), "\(r.stderr)")
+        #expect(!r.stderr.split(separator: "\n").contains { $0.hasPrefix("Sent") }, "\(r.stderr)")
+    }
+
     /// direct_post.jwt to the minimal verifier: the response encrypted (ECDH-ES, A256GCM as it
     /// offers) and opened by our own `verify-vp --decryption-key`.
     @Test(.enabled(if: available, "the interop virtualenv is missing (run scripts/setup)"))

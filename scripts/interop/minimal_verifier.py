@@ -34,6 +34,9 @@ def main():
     parser.add_argument("--passport", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--claim", action="append", default=[])
+    # Tests of what the wallet prints: refuse every answer with this error_description, as a
+    # hostile verifier might.
+    parser.add_argument("--refuse-with")
     parser.add_argument("--encrypted", action="store_true")
     args = parser.parse_args()
 
@@ -92,6 +95,8 @@ def main():
             form = urllib.parse.parse_qs(body)
             if self.path != "/cb":
                 return self.send(404, '{"error":"not_found"}')
+            if args.refuse_with is not None:
+                return self.send(400, json.dumps({"error": "access_denied", "error_description": args.refuse_with}))
             if answered:
                 sys.stderr.write("verdict: refused: already answered\n")
                 return self.send(400, '{"error":"invalid_request"}')
