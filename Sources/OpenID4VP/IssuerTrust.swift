@@ -56,11 +56,15 @@ public enum IssuerTrust {
     /// An institution from a PEM private key (P-256) and a PEM chain (leaf first). `issuer`
     /// defaults to the leaf's first URI subjectAltName. The leaf must hold the key and be for
     /// signatures; the chain is not checked against any anchor here (the relying party does).
+    /// A self-signed certificate after the leaf (the root) is left out of x5c: HAIP 1.0 §6.1.1
+    /// keeps the trust anchor out, the relying party has it.
     public static func institution(keyFile: String, chainFile: String, issuer: String?) throws -> InstitutionIssuer {
         let signer = try privateKey(pemFile: keyFile)
-        let x5c = try x5c(pemFile: chainFile)
         let certificates = try X509Chain.readPEMCertificates(chainFile)
         defer { certificates.forEach { X509_free($0) } }
+        let x5c = zip(try x5c(pemFile: chainFile), certificates).enumerated()
+            .filter { index, pair in index == 0 || X509_check_issued(pair.1, pair.1) != X509_V_OK }
+            .map { $0.1.0 }
         guard let leafKey = X509_get0_pubkey(certificates[0]), let point = try? P256.publicPoint(of: leafKey),
               (try? P256PublicKey(sec1: point)) == signer.publicKey else {
             throw OpenID4VPError.usage("the first certificate of \(chainFile) is not for the key in \(keyFile)")

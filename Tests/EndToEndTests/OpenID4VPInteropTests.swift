@@ -126,6 +126,33 @@ import TestSupport
         #expect(again.stderr.contains("already been answered"), "\(again.stderr)")
     }
 
+    /// Issue 41: an institution's credential (L2, x5c) to polaris-oid4vp trusting the TEST-ONLY
+    /// issuer CA (`--issuer-trust-anchor`): accepted; under another CA, refused.
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"), arguments: [true, false])
+    func polarisJudgesAnInstitutionCredentialByItsCA(trusted: Bool) throws {
+        _ = try keygen()
+        let issuerPKI = TestPaths.fixtures.appendingPathComponent("pki/issuer")
+        let out = home.appendingPathComponent("issued-\(trusted)").path
+        let issued = try Harness.passport(["issue", TestPaths.fixtures.appendingPathComponent("passport").path, "--no-default-trust", "--csca", Self.csca,
+                                           "--issuer-key", issuerPKI.appendingPathComponent("TEST-ONLY-issuer.key.pem").path,
+                                           "--issuer-chain", issuerPKI.appendingPathComponent("TEST-ONLY-issuer-chain.pem").path,
+                                           "--batch", "2", "--out", out, "--yes"], environment: env)
+        try #require(issued.status == 0, "\(issued.stderr)")
+        let ca = issuerPKI.appendingPathComponent(trusted ? "TEST-ONLY-issuer-ca.pem" : "TEST-ONLY-rogue-issuer-ca.pem").path
+        let server = try Server(["--pki", pki.path, "--issuer-trust-anchor", ca, "--claim", "age_over_18=true",
+                                 "--vct", "urn:passport-toolkit:vct:passport-derived:1"], folder: home)
+        defer { server.stop() }
+        let r = try present(out, request: server.link, ["--yes", "--json"])
+        if trusted {
+            #expect(r.status == 0, "present failed: \(r.stderr)\npolaris: \(server.log)")
+            #expect(r.json?["level"] as? String == "L2")
+            #expect(!server.log.contains("refused"), "polaris: \(server.log)")
+        } else {
+            #expect(r.status == 1, "\(r.stderr)\npolaris: \(server.log)")
+            #expect(Self.code(r) == "verifier_refused", "\(r.stdout)")
+        }
+    }
+
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
     func polarisRefusesAnOldRequestAndWeReportIt() throws {
         let clientID = try keygen()
