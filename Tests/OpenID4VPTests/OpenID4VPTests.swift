@@ -297,3 +297,25 @@ import TestSupport
         _ = try AuthorizationRequestReference("openid4vp://" + link.dropFirst("haip-vp://".count))
     }
 }
+
+/// Issue 41: the relying party checks the response's state on direct_post too, not only on the
+/// encrypted path.
+@Suite struct ResponseStateTests {
+    static let request = #"{"client_id":"redirect_uri:https://rp.example/cb","nonce":"n","state":"s-1","dcql_query":{"credentials":[{"id":"pid","format":"dc+sd-jwt"}]}}"#
+
+    @Test func stateIsCheckedOnDirectPost() throws {
+        let verifier = try VPTokenVerifier(request: Self.request)
+        let token = #"{"pid":["x~"]}"#
+        let form = "vp_token=" + token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        #expect(try verifier.open(posted: form + "&state=s-1", state: nil)["pid"] == ["x~"])
+        #expect(try verifier.open(posted: token, state: "s-1")["pid"] == ["x~"])
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: form + "&state=s-2", state: nil) }
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: form, state: nil) }
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: token, state: nil) }
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: token, state: "s-2") }
+        // A request without state: a response must not bring one.
+        let stateless = try VPTokenVerifier(request: Self.request.replacingOccurrences(of: #","state":"s-1""#, with: ""))
+        #expect(try stateless.open(posted: token, state: nil)["pid"] == ["x~"])
+        #expect(throws: OpenID4VPError.self) { try stateless.open(posted: form + "&state=x", state: nil) }
+    }
+}
