@@ -39,15 +39,81 @@ public final class KeyStore: @unchecked Sendable {
 
     /// The key for one verifier origin (scheme://host[:port]), created on first use.
     public func pairwiseKey(for origin: String) throws -> P256PrivateKey {
-        let name = Base64URL.encode(OpenSSLCrypto.sha256(Array("passport-pairwise:\(origin.lowercased())".utf8)))
-        return try loadOrCreate(folder.appendingPathComponent("pairwise").appendingPathComponent("\(name).json"))
+        try loadOrCreate(try pairwiseFile("passport-pairwise:\(origin.lowercased())"))
     }
 
     /// The key for one OpenID4VP client identifier (x509_hash:…, x509_san_dns:…, redirect_uri:…),
     /// exactly as the verifier gives it (hashes are case-sensitive), created on first use.
     public func pairwiseKey(forClientID clientID: String) throws -> P256PrivateKey {
-        let name = Base64URL.encode(OpenSSLCrypto.sha256(Array("passport-pairwise-client-id:\(clientID)".utf8)))
-        return try loadOrCreate(folder.appendingPathComponent("pairwise").appendingPathComponent("\(name).json"))
+        try loadOrCreate(try pairwiseFile("passport-pairwise-client-id:\(clientID)"))
+    }
+
+    /// The holder key of one instance of an institution's batch (`HeldCredential.Instance.keyLabel`).
+    /// `create`: make it (at issuance); otherwise it must exist.
+    public func instanceKey(label: String, create: Bool) throws -> P256PrivateKey {
+        let url = try pairwiseFile(label)
+        if !create && !FileManager.default.fileExists(atPath: url.path) {
+            throw CredentialError.keyStore("the key this credential is bound to is not in \(folder.path): it was issued to another key store.")
+        }
+        return try loadOrCreate(url)
+    }
+
+    /// A new key for one instance of an institution's batch, stored under its label.
+    public func newInstanceKey() throws -> P256PrivateKey {
+        let key = try P256PrivateKey()
+        try store(key, at: try pairwiseFile(PassportCredential.instanceKeyLabel(key.publicKey)))
+        return key
+    }
+
+    /// Which instance of a batch goes to `audience`: the one it was shown before, else one no
+    /// other verifier has seen. Recorded (by keyed name) in `instances.json`.
+    public func instance(for audience: String, among labels: [String]) throws -> String {
+        try checkStoreFormat()
+        let file = folder.appendingPathComponent("instances.json")
+        var map = (FileManager.default.contents(atPath: file.path).flatMap { try? CanonicalJSON.object([UInt8]($0)) } as? [String: String]) ?? [:]
+        let key = try keyedName("passport-instance-audience:\(audience)")
+        if let chosen = map[key], labels.contains(chosen) { return chosen }
+        let used = Set(map.values)
+        guard let free = labels.first(where: { !used.contains($0) }) else {
+            throw CredentialError.keyStore("every one of this credential's \(labels.count) instances has been shown to another verifier; showing one again would let them link you. Ask the issuer for a new batch.")
+        }
+        map[key] = free
+        try writePrivateFile(Array(try CanonicalJSON.data(map)), to: file)
+        return free
+    }
+
+    // MARK: Keyed file names
+
+    /// base64url(HMAC-SHA-256(secret, label)) with the store's own random secret (`name.secret`),
+    /// so that someone holding the folder cannot test which verifiers a name belongs to.
+    public func keyedName(_ label: String) throws -> String {
+        Base64URL.encode(HMACSHA256.mac(key: try nameSecret(), Array(label.utf8)))
+    }
+
+    private var nameSecretFile: URL { folder.appendingPathComponent("name.secret") }
+
+    private func nameSecret() throws -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: nameSecretFile.path) {
+            guard data.count == 32 else { throw CredentialError.keyStore("\(nameSecretFile.path) is damaged.") }
+            return [UInt8](data)
+        }
+        try checkStoreFormat()
+        let secret = OpenSSLCrypto.randomBytes(32)
+        try writePrivateFile(secret, to: nameSecretFile)
+        try markFormat()
+        return secret
+    }
+
+    /// The pairwise file for `label`: named by the keyed hash; a file named by the unkeyed
+    /// SHA-256 (0.3.0 and earlier) is renamed to it when first used.
+    private func pairwiseFile(_ label: String) throws -> URL {
+        let pairwise = folder.appendingPathComponent("pairwise")
+        let keyed = pairwise.appendingPathComponent("\(try keyedName(label)).json")
+        let legacy = pairwise.appendingPathComponent("\(Base64URL.encode(OpenSSLCrypto.sha256(Array(label.utf8)))).json")
+        if !FileManager.default.fileExists(atPath: keyed.path) && FileManager.default.fileExists(atPath: legacy.path) {
+            guard rename(legacy.path, keyed.path) == 0 else { throw CredentialError.keyStore("cannot rename \(legacy.lastPathComponent) in \(pairwise.path).") }
+        }
+        return keyed
     }
 
     private func loadOrCreate(_ url: URL) throws -> P256PrivateKey {
@@ -60,7 +126,7 @@ public final class KeyStore: @unchecked Sendable {
     private func load(_ url: URL) throws -> P256PrivateKey {
         try checkStoreFormat()
         let object = try CanonicalJSON.object([UInt8](try Data(contentsOf: url)))
-        try KeyStore.checkVersion(object["version"], of: url.path)
+        try KeyStore.checkVersion(object["version"], of: url.path, supported: KeyStore.keyFileVersion)
         guard let did = object["did"] as? String, let kdf = object["kdf"] as? String,
               let nonce = (object["nonce"] as? String).flatMap(Base64URL.decode),
               let ciphertext = (object["ciphertext"] as? String).flatMap(Base64URL.decode),
@@ -93,7 +159,7 @@ public final class KeyStore: @unchecked Sendable {
     private func store(_ key: P256PrivateKey, at url: URL) throws {
         try checkStoreFormat()
         let did = DIDKey.did(for: key.publicKey)
-        var object: [String: Any] = ["version": KeyStore.formatVersion, "did": did, "public_jwk": key.publicKey.jwk, "cipher": "A256GCM"]
+        var object: [String: Any] = ["version": KeyStore.keyFileVersion, "did": did, "public_jwk": key.publicKey.jwk, "cipher": "A256GCM"]
         let kek: [UInt8]
         if let passphrase {
             let salt = OpenSSLCrypto.randomBytes(16)
@@ -148,7 +214,11 @@ public final class KeyStore: @unchecked Sendable {
     /// The key-store format this release writes and the newest it reads. 0.2.0 wrote 1 in each
     /// key file and no `format` file; from 0.3.0 on the folder's `format` file says it too, so
     /// that an older release refuses a newer store before it reads or writes anything in it.
-    public static let formatVersion = 1
+    /// 2 (0.4.0): pairwise files named by HMAC with the store's `name.secret`; a store gets 2
+    /// when its secret is made, so that 0.3.0 refuses it instead of making new keys beside the
+    /// renamed ones. Key files still say 1 (their content did not change).
+    public static let formatVersion = 2
+    static let keyFileVersion = 1
     private var formatFile: URL { folder.appendingPathComponent("format") }
 
     private func checkStoreFormat() throws {
@@ -156,7 +226,7 @@ public final class KeyStore: @unchecked Sendable {
             // No marker (a 0.2.0 store, or a new one): the holder key's own version speaks for it.
             let holder = folder.appendingPathComponent("holder.json")
             if let bytes = FileManager.default.contents(atPath: holder.path), let object = try? CanonicalJSON.object([UInt8](bytes)) {
-                try KeyStore.checkVersion(object["version"], of: holder.path)
+                try KeyStore.checkVersion(object["version"], of: holder.path, supported: KeyStore.keyFileVersion)
             }
             return
         }
@@ -165,11 +235,20 @@ public final class KeyStore: @unchecked Sendable {
         try KeyStore.checkVersion(version, of: folder.path)
     }
 
-    static func checkVersion(_ value: Any?, of path: String) throws {
+    /// Writes this release's format number into `format` (after `checkStoreFormat`).
+    private func markFormat() throws {
+        let text = (FileManager.default.contents(atPath: formatFile.path)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard text != "\(KeyStore.formatVersion)" else { return }
+        do { try PrivateFiles.replace(formatFile, with: Array("\(KeyStore.formatVersion)\n".utf8)) } catch let error as PrivateFiles.WriteError {
+            throw CredentialError.keyStore(error.description)
+        }
+    }
+
+    static func checkVersion(_ value: Any?, of path: String, supported: Int = formatVersion) throws {
         guard let value else { return }
         guard let version = value as? Int else { throw CredentialError.keyStore("\(path) is damaged (its version is not a number).") }
-        guard version <= formatVersion else {
-            throw CredentialError.newerStoreFormat(path: path, found: version, supported: formatVersion)
+        guard version <= supported else {
+            throw CredentialError.newerStoreFormat(path: path, found: version, supported: supported)
         }
     }
 
@@ -284,8 +363,14 @@ public final class KeyStore: @unchecked Sendable {
                             "nonce": Base64URL.encode(nonce), "ciphertext": Base64URL.encode(sealed.ciphertext), "tag": Base64URL.encode(sealed.tag)])
         }
         guard !entries.isEmpty else { throw CredentialError.keyStore("there are no keys in \(folder.path) to export.") }
-        let document: [String: Any] = ["format": "passport-toolkit-keys", "version": 1, "kdf": "scrypt", "salt": Base64URL.encode(salt),
+        var document: [String: Any] = ["format": "passport-toolkit-keys", "version": 1, "kdf": "scrypt", "salt": Base64URL.encode(salt),
                                        "scrypt": ["n": KeyStore.scryptN, "r": 8, "p": 1], "cipher": "A256GCM", "keys": entries]
+        // The naming secret goes along (sealed like the keys), so that pairwise files keep their names.
+        if let secret = FileManager.default.contents(atPath: nameSecretFile.path) {
+            let nonce = OpenSSLCrypto.randomBytes(12)
+            let sealed = try CredentialError.mapping { try AESGCM.seal([UInt8](secret), key: kek, nonce: nonce, aad: Array("name.secret".utf8)) }
+            document["name_secret"] = ["nonce": Base64URL.encode(nonce), "ciphertext": Base64URL.encode(sealed.ciphertext), "tag": Base64URL.encode(sealed.tag)]
+        }
         return Array(try CanonicalJSON.data(document))
     }
 
@@ -298,7 +383,7 @@ public final class KeyStore: @unchecked Sendable {
               let salt = (document["salt"] as? String).flatMap(Base64URL.decode), let entries = document["keys"] as? [[String: Any]] else {
             throw CredentialError.keyStore("this is not a key export written by `passport keys export`.")
         }
-        try KeyStore.checkVersion(document["version"], of: "the key export")
+        try KeyStore.checkVersion(document["version"], of: "the key export", supported: 1)
         let kek = try KeyStore.scrypt(passphrase, salt: salt)
         var keys: [(URL, P256PrivateKey)] = []
         for entry in entries {
@@ -315,10 +400,27 @@ public final class KeyStore: @unchecked Sendable {
             guard DIDKey.did(for: key.publicKey) == did else { throw CredentialError.keyStore("the key export is damaged (a key does not match its DID).") }
             keys.append((folder.appendingPathComponent(file), key))
         }
+        var importedSecret: [UInt8]?
+        if let sealed = document["name_secret"] as? [String: Any] {
+            guard let nonce = (sealed["nonce"] as? String).flatMap(Base64URL.decode), let ciphertext = (sealed["ciphertext"] as? String).flatMap(Base64URL.decode),
+                  let tag = (sealed["tag"] as? String).flatMap(Base64URL.decode),
+                  let secret = try? AESGCM.open(ciphertext: ciphertext, tag: tag, key: kek, nonce: nonce, aad: Array("name.secret".utf8)), secret.count == 32 else {
+                throw CredentialError.keyStore("the key export is damaged (its naming secret does not open). Nothing was imported.")
+            }
+            importedSecret = secret
+        }
         for (url, key) in keys where FileManager.default.fileExists(atPath: url.path) {
             guard try load(url).publicKey == key.publicKey else {
                 throw CredentialError.keyStore("\(url.lastPathComponent) already holds a different key (\(DIDKey.did(for: try load(url).publicKey))); nothing was imported.")
             }
+        }
+        if let importedSecret, let own = FileManager.default.contents(atPath: nameSecretFile.path), [UInt8](own) != importedSecret,
+           keys.contains(where: { $0.0.path.contains("/pairwise/") }) {
+            throw CredentialError.keyStore("\(folder.path) already names its pairwise keys with a different secret; import into an empty key store. Nothing was imported.")
+        }
+        if let importedSecret, !FileManager.default.fileExists(atPath: nameSecretFile.path) {
+            try writePrivateFile(importedSecret, to: nameSecretFile)
+            try markFormat()
         }
         for (url, key) in keys where !FileManager.default.fileExists(atPath: url.path) { try store(key, at: url) }
         return keys.map { DIDKey.did(for: $0.1.publicKey) }

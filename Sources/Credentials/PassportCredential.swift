@@ -2,18 +2,19 @@ import PassportCrypto
 import Foundation
 
 /// The claims a passport-backed credential may carry: derived facts only, never MRZ data.
+/// How far a verifier may trust them is not a claim: the verifier states it (`TrustLevel`).
 public struct DerivedClaims: @unchecked Sendable {
     public var ageOver18: Bool
     public var isHuman: Bool
     /// Only when the holder asks for it at issuance.
     public var nationality: String?
-    public var trustLevel = "L3"
-    public var trustLevelName = "Government"
     /// "NFC Verified" (SD-JWT fallback) or "ZKP Verified" (a zero-knowledge proof was made).
+    /// Said by whoever signed the credential; a self-issued one proves nothing by it.
     public var verificationMethod: String
     /// Evidence of how the document was checked (no personal data).
     public var evidence: [String: Any]
-    /// The document's expiry: the credential's expiry.
+    /// Until when the holder may present it: the document's expiry for a self-issued credential
+    /// (kept in the holder's own file, never presented), the issuer's `exp` for an issued one.
     public var expiry: Date
 
     public init(ageOver18: Bool, isHuman: Bool, nationality: String?, verificationMethod: String,
@@ -36,12 +37,12 @@ public struct DerivedClaims: @unchecked Sendable {
     public var claims: [(String, Any)] {
         var list: [(String, Any)] = [("age_over_18", ageOver18), ("is_human", isHuman)]
         if let nationality { list.append(("nationality", nationality)) }
-        list += [("trust_level", trustLevel), ("trust_level_name", trustLevelName),
-                 ("verification_method", verificationMethod), ("evidence", evidence)]
+        list += [("verification_method", verificationMethod), ("evidence", evidence)]
         return list
     }
 
-    /// Rebuilds the claims from a credential's claim map.
+    /// Rebuilds the claims from a credential's claim map (a `trust_level` claim written by
+    /// 0.3.0 and earlier is ignored: the level is the verifier's to establish).
     public init(claims: [String: Any], expiry: Date) throws {
         guard let age = claims["age_over_18"] as? Bool, let human = claims["is_human"] as? Bool,
               let method = claims["verification_method"] as? String else {
@@ -49,8 +50,6 @@ public struct DerivedClaims: @unchecked Sendable {
         }
         self.init(ageOver18: age, isHuman: human, nationality: claims["nationality"] as? String,
                   verificationMethod: method, evidence: claims["evidence"] as? [String: Any] ?? [:], expiry: expiry)
-        trustLevel = claims["trust_level"] as? String ?? trustLevel
-        trustLevelName = claims["trust_level_name"] as? String ?? trustLevelName
     }
 }
 
@@ -59,28 +58,82 @@ public enum CredentialFormat: String, Sendable, CaseIterable {
     case jwt
 }
 
-/// Issues, presents and verifies the toolkit's self-issued passport credentials.
+/// An institution that signs credentials (level L2): its ES256 key, its certificate chain as the
+/// JOSE `x5c` header carries it (standard base64 DER, leaf first) and its `iss` (an https URI
+/// that is a uniformResourceIdentifier SAN of the leaf certificate).
+public struct InstitutionIssuer: @unchecked Sendable {
+    public let signer: any ES256Signer
+    public let x5c: [String]
+    public let issuer: String
+    public init(signer: any ES256Signer, x5c: [String], issuer: String) {
+        self.signer = signer
+        self.x5c = x5c
+        self.issuer = issuer
+    }
+}
+
+/// A credential as the holder keeps it.
+public struct HeldCredential: @unchecked Sendable {
+    /// One institution-signed SD-JWT (all disclosures) bound to its own holder key (`cnf`); the
+    /// private key is in the key store under `keyLabel`.
+    public struct Instance: Sendable {
+        public let jwt: String
+        public let disclosures: [SDJWT.Disclosure]
+        public let holderKey: P256PublicKey
+        public var keyLabel: String { PassportCredential.instanceKeyLabel(holderKey) }
+    }
+    public let claims: DerivedClaims
+    public let format: CredentialFormat
+    /// Empty for a self-issued credential (minted afresh for each presentation); otherwise the
+    /// batch an institution issued, one instance per verifier.
+    public let instances: [Instance]
+    /// The institution's `iss` (nil when self-issued).
+    public let issuer: String?
+    /// What a verifier will establish at best: L1 self-issued, L2 when the verifier trusts the issuer.
+    public var level: TrustLevel { instances.isEmpty ? .L1 : .L2 }
+}
+
+/// Issues, presents and verifies the toolkit's passport credentials.
 public enum PassportCredential {
     public static let vct = "urn:passport-toolkit:vct:passport-derived:1"
     static let vcContext = "https://www.w3.org/2018/credentials/v1"
     static let credentialType = "PassportDerivedCredential"
+    /// Every SD-JWT carries this many `_sd` digests, decoys making up the difference, so that
+    /// their number does not tell which claims (e.g. nationality) are inside.
+    public static let digestCount = 10
+    /// A self-issued presentation's credential is valid this long from the start of its day.
+    public static let selfIssuedValidity: TimeInterval = 30 * 86_400
 
-    /// A credential for `key`'s DID about itself: SD-JWT VC (every claim selectively disclosable,
-    /// with decoys) or VC-JWT. `disclose` limits the claims put in (VC-JWT) or released (SD-JWT).
+    /// The start (00:00 UTC) of `now`'s day, in seconds: the `iat` every credential carries, so
+    /// that it says no more than the day (shared by everyone issued that day).
+    public static func issuanceDay(_ now: Date) -> Int { Int(now.timeIntervalSince1970) / 86_400 * 86_400 }
+
+    public static func instanceKeyLabel(_ key: P256PublicKey) -> String { "credential-instance:\(key.thumbprint)" }
+
+    static func sdPayload(_ claims: DerivedClaims) throws -> (disclosures: [SDJWT.Disclosure], digests: [String]) {
+        var disclosures: [SDJWT.Disclosure] = []
+        for (name, value) in claims.claims {
+            disclosures.append(try SDJWT.Disclosure(salt: SDJWT.salt(), name: name, value: value))
+        }
+        guard disclosures.count <= digestCount else { throw CredentialError.malformed("more claims than digests") }
+        // Digests sorted, decoys up to a fixed count: neither order nor number tells what is inside.
+        let digests = (disclosures.map(\.digest) + SDJWT.decoys(digestCount - disclosures.count)).sorted()
+        return (disclosures, digests)
+    }
+
+    /// A self-issued credential for `key`'s DID about itself: SD-JWT VC (every claim selectively
+    /// disclosable, a fixed number of digests) or VC-JWT. `disclose` limits the claims put in
+    /// (VC-JWT) or released (SD-JWT). `expiry` is the credential's `exp`: the passport's for the
+    /// holder's own file, the day plus `selfIssuedValidity` in presentations.
     public static func issue(_ claims: DerivedClaims, format: CredentialFormat, key: any ES256Signer,
-                             now: Date = Date(), disclose: Set<String>? = nil) throws -> String {
+                             now: Date = Date(), expiry: Date? = nil, disclose: Set<String>? = nil) throws -> String {
         let did = DIDKey.did(for: key.publicKey)
         let kid = DIDKey.verificationMethod(for: did)
-        let iat = Int(now.timeIntervalSince1970)
-        let exp = Int(claims.expiry.timeIntervalSince1970)
+        let iat = issuanceDay(now)
+        let exp = expiry.map { Int($0.timeIntervalSince1970) } ?? iat + Int(selfIssuedValidity)
         switch format {
         case .sdJWT:
-            var disclosures: [SDJWT.Disclosure] = []
-            for (name, value) in claims.claims {
-                disclosures.append(try SDJWT.Disclosure(salt: SDJWT.salt(), name: name, value: value))
-            }
-            // Digests sorted, decoys mixed in: neither order nor count tells what is inside.
-            let digests = (disclosures.map(\.digest) + SDJWT.decoys(2 + Int(OpenSSLCrypto.randomBytes(1)[0] % 3))).sorted()
+            let (disclosures, digests) = try sdPayload(claims)
             let payload: [String: Any] = [
                 "iss": did, "sub": did, "iat": iat, "exp": exp, "vct": vct,
                 "cnf": ["jwk": key.publicKey.jwk], "_sd": digests, "_sd_alg": "sha-256",
@@ -101,8 +154,51 @@ public enum PassportCredential {
         }
     }
 
-    /// Reads a credential this toolkit issued to `holder` (signature checked), giving its claims.
-    public static func open(_ credential: String, holder: P256PublicKey) throws -> (DerivedClaims, CredentialFormat) {
+    /// An institution's batch (level L2): one SD-JWT VC per holder key, each with its own salts
+    /// and decoys, `x5c` in the header (HAIP), `iat` the day of issuance and `exp` that day plus
+    /// `validity`. One line per instance: the holder keeps the batch and shows each verifier its
+    /// own instance.
+    public static func issueBatch(_ claims: DerivedClaims, institution: InstitutionIssuer, holderKeys: [P256PublicKey],
+                                  validity: TimeInterval, now: Date = Date()) throws -> String {
+        let iat = issuanceDay(now)
+        var lines: [String] = []
+        for holder in holderKeys {
+            let (disclosures, digests) = try sdPayload(claims)
+            let payload: [String: Any] = [
+                "iss": institution.issuer, "iat": iat, "exp": iat + Int(validity), "vct": vct,
+                "cnf": ["jwk": holder.jwk], "_sd": digests, "_sd_alg": "sha-256",
+            ]
+            let jwt = try CompactJWS.sign(header: ["typ": "dc+sd-jwt", "x5c": institution.x5c], payload: payload, key: institution.signer)
+            lines.append(SDJWT.presentedPart(jwt: jwt, disclosures: disclosures.map(\.encoded)))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Reads a credential the holder keeps: a self-issued one (signature checked under `holder`)
+    /// or an institution's batch (one SD-JWT with `x5c` per line; the verifier checks the chain).
+    public static func open(_ credential: String, holder: P256PublicKey) throws -> HeldCredential {
+        let lines = credential.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard let first = lines.first else { throw CredentialError.malformed("the credential is empty") }
+        if first.contains("~"), let header = try? CompactJWS(String(first.prefix { $0 != "~" })).header, header["x5c"] != nil {
+            var instances: [HeldCredential.Instance] = []
+            var claims: DerivedClaims?
+            var issuer: String?
+            for line in lines {
+                let parts = try SDJWT.split(line)
+                let jws = try CompactJWS(parts.jwt)
+                guard jws.header["x5c"] != nil, let iss = jws.payload["iss"] as? String, issuer == nil || issuer == iss,
+                      let exp = jws.payload["exp"] as? Int,
+                      let cnf = (jws.payload["cnf"] as? [String: Any])?["jwk"] as? [String: Any] else {
+                    throw CredentialError.malformed("a line of the issued credential is not an institution's SD-JWT with iss, exp and cnf")
+                }
+                issuer = iss
+                let disclosures = try parts.disclosures.map(SDJWT.Disclosure.init(encoded:))
+                let payload = try SDJWT.resolve(jws.payload, disclosures: disclosures)
+                if claims == nil { claims = try DerivedClaims(claims: payload, expiry: Date(timeIntervalSince1970: TimeInterval(exp))) }
+                instances.append(.init(jwt: parts.jwt, disclosures: disclosures, holderKey: try P256PublicKey(jwk: cnf)))
+            }
+            return HeldCredential(claims: claims!, format: .sdJWT, instances: instances, issuer: issuer)
+        }
         let trimmed = credential.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.contains("~") {
             let parts = try SDJWT.split(trimmed)
@@ -111,34 +207,38 @@ public enum PassportCredential {
             let disclosures = try parts.disclosures.map(SDJWT.Disclosure.init(encoded:))
             let payload = try SDJWT.resolve(jws.payload, disclosures: disclosures)
             guard let exp = payload["exp"] as? Int else { throw CredentialError.malformed("no exp") }
-            return (try DerivedClaims(claims: payload, expiry: Date(timeIntervalSince1970: TimeInterval(exp))), .sdJWT)
+            return HeldCredential(claims: try DerivedClaims(claims: payload, expiry: Date(timeIntervalSince1970: TimeInterval(exp))),
+                                  format: .sdJWT, instances: [], issuer: nil)
         }
         let jws = try CompactJWS(trimmed)
         try jws.verify(with: holder, what: "the stored credential (is it yours?)")
         guard let exp = jws.payload["exp"] as? Int, let vc = jws.payload["vc"] as? [String: Any],
               let subject = vc["credentialSubject"] as? [String: Any] else { throw CredentialError.malformed("not a VC-JWT") }
-        return (try DerivedClaims(claims: subject, expiry: Date(timeIntervalSince1970: TimeInterval(exp))), .jwt)
+        return HeldCredential(claims: try DerivedClaims(claims: subject, expiry: Date(timeIntervalSince1970: TimeInterval(exp))),
+                              format: .jwt, instances: [], issuer: nil)
     }
 
-    /// A presentation for one verifier: a credential minted afresh under that verifier's pairwise
-    /// key (new DID, salts, decoys, identifiers), with the chosen claims, bound to `audience`
-    /// and `nonce`. Nothing in it links to presentations made to other audiences.
-    public static func present(_ claims: DerivedClaims, format: CredentialFormat, disclose: Set<String>,
-                               audience: String, nonce: String, key: P256PrivateKey, now: Date = Date()) throws -> String {
+    static func checkDisclosable(_ claims: DerivedClaims, _ disclose: Set<String>) throws {
         let known = Set(claims.claims.map(\.0))
         let unknown = disclose.subtracting(known)
         guard unknown.isEmpty else {
             throw CredentialError.rejected("the credential has no claim \(unknown.sorted().joined(separator: ", ")) (it has \(known.sorted().joined(separator: ", ")))")
         }
+    }
+
+    /// A self-issued presentation for one verifier: a credential minted afresh under that
+    /// verifier's pairwise key (new DID, salts, decoys, identifiers; `iat` the day, `exp` a fixed
+    /// time after it, nothing from the passport), with the chosen claims, bound to `audience`
+    /// and `nonce`. Nothing in it links to presentations made to other audiences.
+    public static func present(_ claims: DerivedClaims, format: CredentialFormat, disclose: Set<String>,
+                               audience: String, nonce: String, key: P256PrivateKey, now: Date = Date()) throws -> String {
+        try checkDisclosable(claims, disclose)
+        guard claims.expiry > now else { throw CredentialError.rejected("the credential expired on \(claims.expiry) (with its passport)") }
         let iat = Int(now.timeIntervalSince1970)
         switch format {
         case .sdJWT:
             let issued = try issue(claims, format: .sdJWT, key: key, now: now, disclose: disclose)
-            let parts = try SDJWT.split(issued)
-            let sdHash = SDJWT.digest(SDJWT.presentedPart(jwt: parts.jwt, disclosures: parts.disclosures))
-            let kb = try CompactJWS.sign(header: ["typ": "kb+jwt"],
-                                         payload: ["iat": iat, "aud": audience, "nonce": nonce, "sd_hash": sdHash], key: key)
-            return issued + kb
+            return issued + (try keyBinding(for: issued, audience: audience, nonce: nonce, key: key, now: now))
         case .jwt:
             let vc = try issue(claims, format: .jwt, key: key, now: now, disclose: disclose)
             let did = DIDKey.did(for: key.publicKey)
@@ -151,17 +251,49 @@ public enum PassportCredential {
             return try CompactJWS.sign(header: ["typ": "JWT", "kid": DIDKey.verificationMethod(for: did)], payload: payload, key: key)
         }
     }
+
+    /// A presentation of one instance of an institution's batch: its issuer JWT, the chosen
+    /// disclosures and a key-binding JWT signed by that instance's key.
+    public static func present(_ instance: HeldCredential.Instance, claims: DerivedClaims, disclose: Set<String>,
+                               audience: String, nonce: String, key: any ES256Signer, now: Date = Date()) throws -> String {
+        try checkDisclosable(claims, disclose)
+        guard key.publicKey == instance.holderKey else { throw CredentialError.keyStore("the key for this credential instance is not the one it is bound to.") }
+        guard claims.expiry > now else { throw CredentialError.rejected("the credential expired on \(claims.expiry); ask the issuer for a new one") }
+        let issued = SDJWT.presentedPart(jwt: instance.jwt, disclosures: instance.disclosures.filter { disclose.contains($0.name ?? "") }.map(\.encoded))
+        return issued + (try keyBinding(for: issued, audience: audience, nonce: nonce, key: key, now: now))
+    }
+
+    static func keyBinding(for issued: String, audience: String, nonce: String, key: any ES256Signer, now: Date) throws -> String {
+        let parts = try SDJWT.split(issued)
+        let sdHash = SDJWT.digest(SDJWT.presentedPart(jwt: parts.jwt, disclosures: parts.disclosures))
+        return try CompactJWS.sign(header: ["typ": "kb+jwt"],
+                                   payload: ["iat": Int(now.timeIntervalSince1970), "aud": audience, "nonce": nonce, "sd_hash": sdHash], key: key)
+    }
 }
 
-/// What a verifier learns from a valid presentation.
+/// What a verifier learns from a presentation whose signatures, binding and freshness hold.
+/// Whether it is good enough is `level` against what the verifier asks for (`meets`).
 public struct VerifiedPresentation: @unchecked Sendable {
     public let format: CredentialFormat
     public let issuer: String
     public let claims: [String: Any]
     public let expiry: Date?
+    /// Established by the verifier: L1 for a did:key issuer (self-issued), L2 for an x5c chain to
+    /// one of its issuer anchors.
+    public let level: TrustLevel
+    /// The issuer certificate's subject (L2).
+    public let issuerCertificate: String?
+
+    public func meets(_ required: TrustLevel) -> Bool { level >= required }
 }
 
-/// Checks presentations: signatures, audience, nonce, freshness, sd_hash and disclosures.
+/// What a verifier's issuer anchors say about an issuer JWT's `x5c` chain: the leaf's key,
+/// subject, DNS and URI names. Throws when the chain does not verify to an anchor or the leaf
+/// may not sign (key usage).
+public typealias IssuerChainCheck = @Sendable (_ x5c: [String], _ at: Date) throws -> (key: P256PublicKey, subject: String, dnsNames: [String], uris: [String])
+
+/// Checks presentations: signatures, audience, nonce, freshness, sd_hash and disclosures, and
+/// establishes the trust level of the issuer.
 public struct PresentationVerifier: Sendable {
     public var audience: String
     public var nonce: String
@@ -170,6 +302,8 @@ public struct PresentationVerifier: Sendable {
     /// Tolerated clock difference, in seconds.
     public var clockSkew: TimeInterval = 60
     public var now: Date = Date()
+    /// The issuers this verifier trusts (nil: none, so nothing reaches L2).
+    public var issuerTrust: IssuerChainCheck?
 
     public init(audience: String, nonce: String) {
         self.audience = audience
@@ -189,9 +323,27 @@ public struct PresentationVerifier: Sendable {
         if TimeInterval(iat) < t - maxAge { throw CredentialError.rejected("\(what) is older than \(Int(maxAge)) s (replayed?)") }
     }
 
-    private func checkAudienceAndNonce(_ payload: [String: Any], what: String) throws {
-        let audiences = (payload["aud"] as? [String]) ?? (payload["aud"] as? String).map { [$0] } ?? []
-        guard audiences.contains(audience) else { throw CredentialError.rejected("\(what) is meant for another audience") }
+    /// A credential's own validity: `exp` required and not passed, `iat` and `nbf` (when given) not in the future.
+    private func checkValidity(_ payload: [String: Any], what: String) throws -> Int {
+        let t = now.timeIntervalSince1970
+        guard let exp = payload["exp"] as? Int else { throw CredentialError.rejected("\(what) has no exp (a credential without an end is not accepted)") }
+        if TimeInterval(exp) + clockSkew < t { throw CredentialError.rejected("\(what) has expired") }
+        for name in ["iat", "nbf"] {
+            guard let value = payload[name] else { continue }
+            guard let time = value as? Int else { throw CredentialError.malformed("\(what)'s \(name) is not a number") }
+            if TimeInterval(time) > t + clockSkew { throw CredentialError.rejected("\(what) is not valid yet (\(name) in the future)") }
+        }
+        return exp
+    }
+
+    private func checkAudienceAndNonce(_ payload: [String: Any], what: String, stringAudience: Bool) throws {
+        if stringAudience {
+            guard let aud = payload["aud"] as? String else { throw CredentialError.rejected("\(what)'s aud is not a single string") }
+            guard aud == audience else { throw CredentialError.rejected("\(what) is meant for another audience") }
+        } else {
+            let audiences = (payload["aud"] as? [String]) ?? (payload["aud"] as? String).map { [$0] } ?? []
+            guard audiences.contains(audience) else { throw CredentialError.rejected("\(what) is meant for another audience") }
+        }
         guard payload["nonce"] as? String == nonce else { throw CredentialError.rejected("\(what) answers another nonce") }
     }
 
@@ -201,19 +353,41 @@ public struct PresentationVerifier: Sendable {
         return (iss, try DIDKey.publicKey(from: iss))
     }
 
+    /// The issuer of an SD-JWT: an x5c chain to a trusted anchor (L2), else its did:key (L1).
+    private func sdJWTIssuer(_ jws: CompactJWS) throws -> (String, P256PublicKey, TrustLevel, String?) {
+        guard let x5c = jws.header["x5c"] else {
+            let (iss, key) = try issuerKey(jws.payload, what: "the SD-JWT")
+            return (iss, key, .L1, nil)
+        }
+        guard let chain = x5c as? [String], !chain.isEmpty else { throw CredentialError.malformed("the issuer JWT's x5c is not an array of certificates") }
+        guard let iss = jws.payload["iss"] as? String else { throw CredentialError.malformed("the SD-JWT has no iss") }
+        guard let issuerTrust else {
+            throw CredentialError.rejected("the credential is signed by an issuer certificate (x5c), and this verifier trusts no issuer (give its CA with --trust-issuer)")
+        }
+        let leaf: (key: P256PublicKey, subject: String, dnsNames: [String], uris: [String])
+        do { leaf = try issuerTrust(chain, now) } catch let error as CredentialError { throw error } catch {
+            throw CredentialError.rejected("the issuer is not trusted: \(error)")
+        }
+        // SD-JWT VC §3.5: iss names the certificate (a URI SAN, or an https URL of a DNS SAN).
+        let host = URL(string: iss).flatMap { $0.scheme == "https" ? $0.host : nil }
+        guard leaf.uris.contains(iss) || (host.map { h in leaf.dnsNames.contains { $0.caseInsensitiveCompare(h) == .orderedSame } } ?? false) else {
+            throw CredentialError.rejected("the issuer certificate \(leaf.subject) does not name iss \(iss) (URI or DNS subjectAltName)")
+        }
+        return (iss, leaf.key, .L2, leaf.subject)
+    }
+
     private func verifySDJWT(_ token: String) throws -> VerifiedPresentation {
         let parts = try SDJWT.split(token)
         let jws = try CompactJWS(parts.jwt)
         guard jws.header["typ"] as? String == "dc+sd-jwt" || jws.header["typ"] as? String == "vc+sd-jwt" else {
             throw CredentialError.rejected("the issuer JWT's typ is \(jws.header["typ"] ?? "missing"), not dc+sd-jwt")
         }
-        let (issuer, key) = try issuerKey(jws.payload, what: "the SD-JWT")
+        let (issuer, key, level, certificate) = try sdJWTIssuer(jws)
         try jws.verify(with: key, what: "the issuer-signed JWT")
         guard (jws.payload["_sd_alg"] as? String ?? "sha-256") == "sha-256" else {
             throw CredentialError.rejected("unsupported _sd_alg \(jws.payload["_sd_alg"]!)")
         }
-        let exp = jws.payload["exp"] as? Int
-        if let exp, TimeInterval(exp) + clockSkew < now.timeIntervalSince1970 { throw CredentialError.rejected("the credential has expired") }
+        let exp = try checkValidity(jws.payload, what: "the credential")
 
         guard let kbToken = parts.keyBinding else { throw CredentialError.rejected("no key binding JWT: the presentation is not bound to this verifier") }
         guard let cnf = (jws.payload["cnf"] as? [String: Any])?["jwk"] as? [String: Any] else {
@@ -223,7 +397,7 @@ public struct PresentationVerifier: Sendable {
         let kb = try CompactJWS(kbToken)
         guard kb.header["typ"] as? String == "kb+jwt" else { throw CredentialError.rejected("the key binding JWT's typ is not kb+jwt") }
         try kb.verify(with: holder, what: "the key binding JWT")
-        try checkAudienceAndNonce(kb.payload, what: "the key binding JWT")
+        try checkAudienceAndNonce(kb.payload, what: "the key binding JWT", stringAudience: true)
         try checkTime(iat: kb.payload["iat"] as? Int, exp: nil, what: "the key binding JWT")
         let expectedHash = SDJWT.digest(SDJWT.presentedPart(jwt: parts.jwt, disclosures: parts.disclosures))
         guard kb.payload["sd_hash"] as? String == expectedHash else {
@@ -233,19 +407,20 @@ public struct PresentationVerifier: Sendable {
         var claims = try SDJWT.resolve(jws.payload, disclosures: disclosures)
         for reserved in ["iss", "iat", "exp", "nbf", "cnf", "vct", "sub", "status"] { claims.removeValue(forKey: reserved) }
         return VerifiedPresentation(format: .sdJWT, issuer: issuer, claims: claims,
-                                    expiry: exp.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+                                    expiry: Date(timeIntervalSince1970: TimeInterval(exp)), level: level, issuerCertificate: certificate)
     }
 
     private func verifyVPJWT(_ token: String) throws -> VerifiedPresentation {
         let vp = try CompactJWS(token)
         let (holderDID, holderKey) = try issuerKey(vp.payload, what: "the presentation")
         try vp.verify(with: holderKey, what: "the presentation")
-        try checkAudienceAndNonce(vp.payload, what: "the presentation")
+        try checkAudienceAndNonce(vp.payload, what: "the presentation", stringAudience: false)
         guard vp.payload["exp"] is Int else { throw CredentialError.rejected("the presentation has no exp") }
         try checkTime(iat: vp.payload["iat"] as? Int, exp: vp.payload["exp"] as? Int, what: "the presentation")
         guard let body = vp.payload["vp"] as? [String: Any], let credentials = body["verifiableCredential"] as? [String],
               credentials.count == 1 else { throw CredentialError.malformed("the presentation does not hold exactly one VC-JWT") }
         let vc = try CompactJWS(credentials[0])
+        guard vc.header["x5c"] == nil else { throw CredentialError.rejected("an institution's VC-JWT (x5c) is not checked by this verifier: issued credentials are SD-JWT VC") }
         let (issuer, issuerKey) = try issuerKey(vc.payload, what: "the credential")
         try vc.verify(with: issuerKey, what: "the credential")
         guard let subject = (vc.payload["vc"] as? [String: Any])?["credentialSubject"] as? [String: Any] else {
@@ -255,11 +430,10 @@ public struct PresentationVerifier: Sendable {
         guard (vc.payload["sub"] as? String ?? subject["id"] as? String) == holderDID else {
             throw CredentialError.rejected("the credential's subject is not the presenter")
         }
-        let exp = vc.payload["exp"] as? Int
-        if let exp, TimeInterval(exp) + clockSkew < now.timeIntervalSince1970 { throw CredentialError.rejected("the credential has expired") }
+        let exp = try checkValidity(vc.payload, what: "the credential")
         var claims = subject
         claims.removeValue(forKey: "id")
         return VerifiedPresentation(format: .jwt, issuer: issuer, claims: claims,
-                                    expiry: exp.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+                                    expiry: Date(timeIntervalSince1970: TimeInterval(exp)), level: .L1, issuerCertificate: nil)
     }
 }

@@ -4,13 +4,18 @@ import Foundation
 import PassportCrypto
 
 /// Requests this wallet has answered, so that the same request (client_id and nonce) is not
-/// answered twice. Stored as salted hashes, kept for a day.
-public struct AnsweredRequests: Sendable {
+/// answered twice. Stored as HMACs keyed by the key store's own secret (so that the file does
+/// not let anyone test which verifiers were answered), kept for a day.
+public struct AnsweredRequests: @unchecked Sendable {
     public let file: URL
-    public init(folder: URL) { file = folder.appendingPathComponent("oid4vp-answered.txt") }
+    let store: KeyStore
+    public init(store: KeyStore) {
+        self.store = store
+        file = store.folder.appendingPathComponent("oid4vp-answered.txt")
+    }
 
-    static func key(clientID: String, nonce: String) -> String {
-        Base64URL.encode(OpenSSLCrypto.sha256(Array("oid4vp-answered:\(clientID)\u{0}\(nonce)".utf8)))
+    func key(clientID: String, nonce: String) throws -> String {
+        try store.keyedName("oid4vp-answered:\(clientID)\u{0}\(nonce)")
     }
 
     func entries(now: Date) -> [(String, Double)] {
@@ -23,7 +28,7 @@ public struct AnsweredRequests: Sendable {
     }
 
     public func check(_ request: AuthorizationRequest, now: Date = Date()) throws {
-        let key = Self.key(clientID: request.clientID, nonce: request.nonce)
+        let key = try self.key(clientID: request.clientID, nonce: request.nonce)
         if entries(now: now).contains(where: { $0.0 == key }) {
             throw OpenID4VPError.badRequest("this request (client_id \(request.clientID), nonce \(request.nonce)) has already been answered: a replayed request is not answered again")
         }
@@ -31,7 +36,8 @@ public struct AnsweredRequests: Sendable {
 
     public func record(_ request: AuthorizationRequest, now: Date = Date()) {
         var lines = entries(now: now).map { "\($0.0) \(Int($0.1))" }
-        lines.append("\(Self.key(clientID: request.clientID, nonce: request.nonce)) \(Int(now.timeIntervalSince1970))")
+        guard let key = try? self.key(clientID: request.clientID, nonce: request.nonce) else { return }
+        lines.append("\(key) \(Int(now.timeIntervalSince1970))")
         try? PrivateFiles.createFolder(file.deletingLastPathComponent())
         try? PrivateFiles.replace(file, with: Data((lines.joined(separator: "\n") + "\n").utf8))
     }

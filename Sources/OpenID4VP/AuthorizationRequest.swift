@@ -13,12 +13,16 @@ public struct AuthorizationRequestReference: Sendable {
     public let request: String?
     /// Every parameter as given (for the unsigned `redirect_uri:` form).
     public let parameters: [String: String]
+    /// The link's scheme (`openid4vp`, `haip-vp`, …), lowercased; nil for a bare query.
+    public let scheme: String?
 
     public init(_ text: String) throws {
         let trimmed = String(FormEncoding.trimmed(text))
         guard !trimmed.isEmpty else { throw OpenID4VPError.badReference("it is empty") }
         var query = trimmed
+        var scheme: String?
         if let schemeEnd = trimmed.range(of: "://"), !trimmed.hasPrefix("http") {
+            scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
             let rest = trimmed[schemeEnd.upperBound...]
             guard let mark = rest.firstIndex(of: "?") else { throw OpenID4VPError.badReference("the URL \(trimmed.prefix(80)) has no query") }
             query = String(rest[rest.index(after: mark)...])
@@ -40,6 +44,11 @@ public struct AuthorizationRequestReference: Sendable {
             throw OpenID4VPError.badReference("no client_id (is this an OpenID4VP request?)")
         }
         self.clientID = clientID
+        self.scheme = scheme
+        // HAIP: a haip-vp:// request is signed; redirect_uri requests cannot be.
+        if scheme == "haip-vp", case .redirectURI = ClientIdentifier(clientID) {
+            throw OpenID4VPError.badReference("a haip-vp:// request must be signed, but client_id \(clientID) (redirect_uri) is an unsigned one")
+        }
         requestURI = parameters["request_uri"]
         request = parameters["request"]
         if requestURI != nil && request != nil { throw OpenID4VPError.badReference("both request and request_uri are given") }
@@ -96,13 +105,15 @@ public struct AuthorizationRequest: @unchecked Sendable {
     public struct Policy: Sendable {
         /// PEM files of extra trust anchors (request-object certificates).
         public var anchors: [String] = []
-        /// Also trust the system's store for request-object certificates.
+        /// Also trust the system's store for request-object certificates (x509_san_dns only).
         public var systemStore = true
         /// Allow http:// response_uri on loopback (tests).
         public var insecureLoopback = false
         public var now = Date()
         /// A request older than this (iat) is refused even without exp.
         public var maxAge: TimeInterval = 600
+        /// The audiences a request object may name (OpenID4VP 1.0 §5.8: static discovery).
+        public var audiences: Set<String> = ["https://self-issued.me/v2"]
         public var clockSkew: TimeInterval = 60
         /// The wallet_nonce sent with request_uri_method=post, which must come back.
         public var walletNonce: String?
@@ -126,8 +137,12 @@ public struct AuthorizationRequest: @unchecked Sendable {
             }
             let jws: CompactJWS
             do { jws = try CompactJWS(trimmed) } catch { throw OpenID4VPError.badSignature("the request object does not parse: \(error)") }
-            if let typ = jws.header["typ"] as? String, typ != "oauth-authz-req+jwt" {
-                throw OpenID4VPError.badSignature("the request object's typ is \(typ), not oauth-authz-req+jwt")
+            guard let typ = jws.header["typ"] as? String, typ == "oauth-authz-req+jwt" else {
+                throw OpenID4VPError.badSignature("the request object's typ is \(jws.header["typ"] ?? "missing"), not oauth-authz-req+jwt (RFC 9101)")
+            }
+            // RFC 7515 §4.1.11: an extension this wallet does not understand makes the JWS invalid.
+            if let crit = jws.header["crit"] {
+                throw OpenID4VPError.badSignature("the request object's header marks \(crit) critical, an extension this wallet does not understand")
             }
             let chain = try X509Chain(x5c: jws.header["x5c"])
             var dns: String?
@@ -139,7 +154,10 @@ public struct AuthorizationRequest: @unchecked Sendable {
             case .x509SanDNS(let name): dns = name
             default: break
             }
-            let (key, subject, names) = try chain.verify(anchors: policy.anchors, systemStore: policy.systemStore, dnsName: dns, at: policy.now)
+            // x509_hash binds no DNS name, so a web-PKI certificate proves nothing about the
+            // verifier: its chain must end at an anchor given for verifiers (--verifier-ca), not
+            // at the system's store.
+            let (key, subject, names) = try chain.verify(anchors: policy.anchors, systemStore: policy.systemStore && dns != nil, dnsName: dns, at: policy.now)
             do { try jws.verify(with: key, what: "the request object") } catch let error as CredentialError {
                 throw OpenID4VPError.badSignature("it does not verify under the certificate \(subject) (\(error))")
             }
@@ -186,19 +204,37 @@ public struct AuthorizationRequest: @unchecked Sendable {
         }
         let now = policy.now.timeIntervalSince1970
         var expiresAt: Date?
-        if let exp = claims["exp"] {
-            guard let value = (exp as? NSNumber)?.doubleValue else { throw OpenID4VPError.badRequest("exp is not a number") }
+        func time(_ name: String) throws -> Double? {
+            guard let value = claims[name] else { return nil }
+            guard let number = value as? NSNumber, !(value is Bool) else { throw OpenID4VPError.badRequest("\(name) is not a number") }
+            return number.doubleValue
+        }
+        // A request object must say when it was made and until when it holds (JAR, RFC 9101 §10.2).
+        if requestObject != nil {
+            guard claims["iat"] != nil else { throw OpenID4VPError.badRequest("it has no iat: a request that does not say when it was made is not answered") }
+            guard claims["exp"] != nil else { throw OpenID4VPError.badRequest("it has no exp: a request that does not say until when it holds is not answered") }
+        }
+        // A signed one must be meant for this wallet (an unsigned one's aud would prove nothing).
+        if signer != nil {
+            let aud = (claims["aud"] as? [String]) ?? (claims["aud"] as? String).map { [$0] } ?? []
+            guard aud.contains(where: policy.audiences.contains) else {
+                throw OpenID4VPError.badRequest("its aud is \(claims["aud"].map { "\($0)" } ?? "missing"), not this wallet (\(policy.audiences.sorted().joined(separator: " or ")))")
+            }
+        }
+        if let value = try time("exp") {
             guard value + policy.clockSkew >= now else {
                 throw OpenID4VPError.badRequest("it expired at \(Date(timeIntervalSince1970: value)) (now \(policy.now)): an old request is not answered")
             }
             expiresAt = Date(timeIntervalSince1970: value)
         }
-        if let iat = claims["iat"] {
-            guard let value = (iat as? NSNumber)?.doubleValue else { throw OpenID4VPError.badRequest("iat is not a number") }
+        if let value = try time("iat") {
             guard value <= now + policy.clockSkew else { throw OpenID4VPError.badRequest("it is issued in the future (iat \(Int(value)))") }
             guard value >= now - policy.maxAge else {
                 throw OpenID4VPError.badRequest("it was issued \(Int(now - value)) s ago, more than \(Int(policy.maxAge)) s: an old request is not answered")
             }
+        }
+        if let value = try time("nbf"), value > now + policy.clockSkew {
+            throw OpenID4VPError.badRequest("it is not valid before \(Date(timeIntervalSince1970: value)) (nbf)")
         }
         if let walletNonce = policy.walletNonce, requestObject != nil {
             guard claims["wallet_nonce"] as? String == walletNonce else {

@@ -11,6 +11,8 @@ public struct VPTokenVerifier: @unchecked Sendable {
     public let dcql: DCQLQuery
     public var maxAge: TimeInterval = 300
     public var now = Date()
+    /// The issuers the relying party trusts (L2); nil: none.
+    public var issuerTrust: IssuerChainCheck?
 
     public struct Result: @unchecked Sendable {
         public let queryID: String
@@ -51,6 +53,33 @@ public struct VPTokenVerifier: @unchecked Sendable {
             else { throw OpenID4VPError.invalidResponse("vp_token[\(id)] is not a non-empty array of presentations") }
         }
         return out
+    }
+
+    /// What a direct_post response carried: the form body (`vp_token=…&state=…`) or the bare
+    /// vp_token JSON with the `state` given apart. Its state must be the request's (absent when
+    /// the request had none).
+    public func open(posted text: String, state given: String?) throws -> [String: [String]] {
+        let trimmed = String(FormEncoding.trimmed(text))
+        var tokenText = trimmed
+        var posted = given
+        if !trimmed.hasPrefix("{") && trimmed.contains("vp_token=") {
+            var fields: [String: String] = [:]
+            for pair in trimmed.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let name = FormEncoding.decode(parts[0]), let value = FormEncoding.decode(parts.count > 1 ? parts[1] : ""),
+                      fields.updateValue(value, forKey: name) == nil else {
+                    throw OpenID4VPError.invalidResponse("the posted form is not percent-encoded name=value pairs, each once")
+                }
+            }
+            guard let token = fields["vp_token"] else { throw OpenID4VPError.invalidResponse("the posted form has no vp_token") }
+            if given != nil && fields["state"] != nil { throw OpenID4VPError.usage("the form carries the state; do not give --state too") }
+            tokenText = token
+            posted = fields["state"] ?? given
+        }
+        guard posted == state else {
+            throw OpenID4VPError.invalidResponse("the response's state \(posted ?? "(none)") is not the request's \(state ?? "(none)")")
+        }
+        return try Self.parseToken(tokenText)
     }
 
     /// Opens a direct_post.jwt `response` (a JWE encrypted to the relying party's key) and gives
@@ -102,6 +131,7 @@ public struct VPTokenVerifier: @unchecked Sendable {
                 var verifier = PresentationVerifier(audience: clientID, nonce: nonce)
                 verifier.maxAge = maxAge
                 verifier.now = now
+                verifier.issuerTrust = issuerTrust
                 let result: VerifiedPresentation
                 do { result = try verifier.verify(presentation) } catch let error as CredentialError {
                     throw OpenID4VPError.invalidResponse("credential query \(id): \(error)")

@@ -9,6 +9,8 @@ public struct X509Chain: @unchecked Sendable {
     /// DER of each certificate, leaf first, as the x5c header carries them.
     public let der: [[UInt8]]
 
+    public init(der: [[UInt8]]) { self.der = der }
+
     public init(x5c: Any?) throws {
         guard let list = x5c as? [String], !list.isEmpty else {
             throw OpenID4VPError.badSignature("the request object has no x5c certificate chain, which its client identifier prefix requires")
@@ -34,10 +36,23 @@ public struct X509Chain: @unchecked Sendable {
         return cert
     }
 
+    /// Whose chain it is: a verifier's request object, or a credential issuer's (`verify-vp --trust-issuer`).
+    public enum Role: Sendable { case requestObject, issuer }
+
     /// Verifies the chain to one of `anchors` (PEM files) or, with `systemStore`, the system's
-    /// trust store, and returns the leaf's P-256 key and its DNS names.
+    /// trust store, checks that the leaf may sign (key usage digitalSignature; a request object's
+    /// certificate with an extended key usage must allow serverAuth or any use), and returns the
+    /// leaf's P-256 key and its DNS names.
     /// `dnsName`: when set, the leaf must carry it as a subjectAltName dNSName.
-    public func verify(anchors: [String], systemStore: Bool = true, dnsName: String? = nil, at date: Date = Date()) throws -> (key: P256PublicKey, subject: String, dnsNames: [String]) {
+    public func verify(anchors: [String], systemStore: Bool = true, dnsName: String? = nil, at date: Date = Date(),
+                       role: Role = .requestObject) throws -> (key: P256PublicKey, subject: String, dnsNames: [String]) {
+        let leaf = try verifiedLeaf(anchors: anchors, systemStore: systemStore, dnsName: dnsName, at: date, role: role)
+        return (leaf.key, leaf.subject, leaf.dnsNames)
+    }
+
+    public func verifiedLeaf(anchors: [String], systemStore: Bool = true, dnsName: String? = nil, at date: Date = Date(),
+                             role: Role = .requestObject) throws -> (key: P256PublicKey, subject: String, dnsNames: [String], uris: [String]) {
+        let what = role == .issuer ? "the issuer's certificate" : "the request object's certificate"
         let leaf = try Self.parse(der[0], what: "x5c[0]")
         defer { X509_free(leaf) }
         var intermediates: [OpaquePointer] = []
@@ -66,8 +81,25 @@ public struct X509Chain: @unchecked Sendable {
         if X509_verify_cert(context) != 1 {
             let error = X509_STORE_CTX_get_error(context)
             let reason = String(cString: X509_verify_cert_error_string(Int(error)))
-            throw OpenID4VPError.untrustedVerifier("the request object's certificate \(Self.subject(leaf)) does not chain to a trusted anchor (\(reason))"
+            if role == .issuer {
+                throw CredentialError.rejected("\(what) \(Self.subject(leaf)) does not chain to an issuer this verifier trusts (\(reason))")
+            }
+            throw OpenID4VPError.untrustedVerifier("\(what) \(Self.subject(leaf)) does not chain to a trusted anchor (\(reason))"
                                                    + (anchors.isEmpty ? "; give the verifier's CA with --verifier-ca" : ""))
+        }
+        // Key usage: the leaf must be allowed to sign (RFC 5280 §4.2.1.3); an issuer's must say so.
+        let usage = X509_get_key_usage(leaf)
+        let hasUsage = usage != UInt32.max
+        if (hasUsage && usage & UInt32(KU_DIGITAL_SIGNATURE) == 0) || (role == .issuer && !hasUsage) {
+            let message = "\(what) \(Self.subject(leaf)) is not for signatures (its key usage lacks digitalSignature)"
+            if role == .issuer { throw CredentialError.rejected(message) }
+            throw OpenID4VPError.badSignature(message)
+        }
+        if role == .requestObject {
+            let extended = X509_get_extended_key_usage(leaf)
+            if extended != UInt32.max && extended & UInt32(XKU_SSL_SERVER | XKU_ANYEKU) == 0 {
+                throw OpenID4VPError.badSignature("\(what) \(Self.subject(leaf)) is for other purposes (its extended key usage allows neither serverAuth nor any use)")
+            }
         }
         let names = Self.dnsNames(leaf)
         if let dnsName {
@@ -77,9 +109,24 @@ public struct X509Chain: @unchecked Sendable {
         }
         guard let pkey = X509_get0_pubkey(leaf) else { throw OpenID4VPError.badSignature("the leaf certificate has no public key") }
         guard let point = try? P256.publicPoint(of: pkey), let key = try? P256PublicKey(sec1: point) else {
+            if role == .issuer { throw CredentialError.rejected("\(what) key is not a P-256 key (only ES256 credentials are accepted)") }
             throw OpenID4VPError.badSignature("the leaf certificate's key is not a P-256 key (only ES256 request objects are accepted)")
         }
-        return (key, Self.subject(leaf), names)
+        return (key, Self.subject(leaf), names, Self.uris(leaf))
+    }
+
+    static func uris(_ cert: OpaquePointer) -> [String] {
+        guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return [] }
+        let names = OpaquePointer(raw)
+        defer { GENERAL_NAMES_free(names) }
+        var out: [String] = []
+        for index in 0..<OPENSSL_sk_num(names) {
+            guard let entry = OPENSSL_sk_value(names, index)?.assumingMemoryBound(to: GENERAL_NAME.self) else { continue }
+            if entry.pointee.type == GEN_URI, let ia5 = entry.pointee.d.uniformResourceIdentifier, let data = ASN1_STRING_get0_data(ia5) {
+                out.append(String(decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(ia5))), as: UTF8.self))
+            }
+        }
+        return out
     }
 
     static func subject(_ cert: OpaquePointer) -> String {

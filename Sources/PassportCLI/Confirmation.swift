@@ -15,7 +15,8 @@ public struct Declined: ReportableError {
 /// `--yes` answers for scripts; a closed stdin never counts as a yes.
 /// `question` e.g. "Sign", `action` the past participle for the refusal, e.g. "signed".
 public func confirm(_ summary: [String], question: String, action: String, yes: Bool) throws {
-    for line in summary { printError(line) }
+    // Each line is one line: whatever a verifier put in it cannot add lines or control the terminal.
+    for line in summary { printError(terminalSafe(line)) }
     guard !yes else { return }
     FileHandle.standardError.write(Data("\(question)? [y/N] ".utf8))
     guard let line = readLine() else { throw Declined(action: action, why: "stdin is closed and --yes was not given, so nobody agreed") }

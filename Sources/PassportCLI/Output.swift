@@ -16,6 +16,24 @@ public func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Text from elsewhere (a verifier's client_id, names, URIs, error_description; a certificate's
+/// subject) as data on a terminal: control characters (C0, DEL, C1), line and paragraph
+/// separators and bidirectional overrides are written as `\u{XX}`, so that nothing in it can
+/// move the cursor, erase, start a new line or reorder what is shown.
+public func terminalSafe(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+        let v = scalar.value
+        if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v)
+            || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F || v == 0x061C {
+            out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
 /// Prints a typed report as one JSON object on stdout (the shapes of docs/schemas).
 public func printJSON(_ report: some Encodable) {
     guard let data = try? ReportEncoding.data(report) else {
@@ -105,7 +123,7 @@ public func userMessage(_ error: Error) -> String {
 public func fail(_ error: Error, json: Bool) -> ExitCode {
     let (exit, code) = classify(error)
     let message = userMessage(error)
-    printError("error: \(message)")
+    printError("error: \(terminalSafe(message))")
     if json { printJSON(ErrorReport(code: code, message: message)) }
     return exit
 }

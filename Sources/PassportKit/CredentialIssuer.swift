@@ -16,6 +16,12 @@ public enum CredentialIssuer {
         public let format: CredentialFormat
         public let holderDID: String
         public let claims: DerivedClaims
+        /// L1 self-issued (holder key), or L2 at best when an institution signed (a verifier
+        /// that trusts it sees L2).
+        public let level: TrustLevel
+        /// The institution's iss (nil when self-issued) and how many instances it signed.
+        public let issuer: String?
+        public let instances: Int
         /// Why no zero-knowledge proof was made (nil when one was).
         public let proverFallbackReason: String?
         public let passiveAuthentication: PassiveAuthenticationReport
@@ -26,6 +32,9 @@ public enum CredentialIssuer {
         case missingDG1
         case unreadableBirthDate
         case documentExpired(String)
+        case validityBeyondDocument(days: Int)
+        case institutionFormat
+        case badBatch
 
         public var description: String {
             switch self {
@@ -34,14 +43,23 @@ public enum CredentialIssuer {
             case .missingDG1: return "Refusing to issue a credential: the dump has no DG1."
             case .unreadableBirthDate: return "Refusing to issue a credential: the birth date in DG1 is incomplete, so age cannot be derived."
             case .documentExpired(let date): return "Refusing to issue a credential: the passport expired on \(date)."
+            case .validityBeyondDocument(let days):
+                return "Refusing to issue a credential: the passport expires before the \(days)-day validity ends; give a shorter --validity-days (a credential's exp must not reveal the passport's)."
+            case .institutionFormat: return "An institution issues SD-JWT VC only (--format sd-jwt)."
+            case .badBatch: return "--batch must be 1 to 100 and --validity-days at least 1."
             }
         }
     }
 
     /// Verifies `dump`, derives the claims, then signs them with the key `holder` gives (asked for
     /// only once the dump passed) after `confirm` accepted them (it throws to stop; nothing is signed).
+    /// With `institution`, the institution signs (level L2): `batch` instances, each bound to a
+    /// new holder key that `instanceKeys` makes in the key store, valid `validity` seconds from
+    /// the day of issuance; the holder key is then not used.
     public static func issue(dump: DumpFolder, trust: TrustStore, holder: () throws -> any ES256Signer, format: CredentialFormat,
                              includeNationality: Bool, prover: ProverChoice,
+                             institution: InstitutionIssuer? = nil, batch: Int = 10, validity: TimeInterval = 30 * 86_400,
+                             instanceKeys: (Int) throws -> [P256PublicKey] = { _ in [] },
                              proverConfiguration: Result<ProverRunner.Configuration?, ProverSettings.Problem> = .success(nil),
                              proverRunner: ProverRunner = .besideCurrentExecutable(), now: Date = Date(),
                              confirm: (_ claims: DerivedClaims, _ holderDID: String) throws -> Void = { _, _ in }) throws -> Outcome {
@@ -111,11 +129,27 @@ public enum CredentialIssuer {
                                    nationality: includeNationality ? mrz.nationality : nil,
                                    verificationMethod: fallbackReason == nil ? "ZKP Verified" : "NFC Verified",
                                    evidence: evidence, expiry: expiryEnd)
+        if let institution {
+            guard format == .sdJWT else { throw IssueError.institutionFormat }
+            guard batch >= 1, batch <= 100, validity >= 86_400 else { throw IssueError.badBatch }
+            // The exp every instance carries is the day plus the validity: never the passport's.
+            let end = Date(timeIntervalSince1970: TimeInterval(PassportCredential.issuanceDay(now))).addingTimeInterval(validity)
+            guard end <= expiryEnd else { throw IssueError.validityBeyondDocument(days: Int(validity / 86_400)) }
+            try confirm(claims, institution.issuer)
+            let keys = try instanceKeys(batch)
+            let credential = try PassportCredential.issueBatch(claims, institution: institution, holderKeys: keys, validity: validity, now: now)
+            var issued = claims
+            issued.expiry = end
+            return Outcome(credential: credential, format: .sdJWT, holderDID: institution.issuer, claims: issued, level: .L2,
+                           issuer: institution.issuer, instances: keys.count, proverFallbackReason: fallbackReason, passiveAuthentication: report)
+        }
         let key = try holder()
         try confirm(claims, DIDKey.did(for: key.publicKey))
-        let credential = try PassportCredential.issue(claims, format: format, key: key, now: now)
-        return Outcome(credential: credential, format: format, holderDID: DIDKey.did(for: key.publicKey), claims: claims,
-                       proverFallbackReason: fallbackReason, passiveAuthentication: report)
+        // The holder's own file keeps the passport's expiry (so that `present` stops with it);
+        // presentations carry the day and a fixed validity instead.
+        let credential = try PassportCredential.issue(claims, format: format, key: key, now: now, expiry: expiryEnd)
+        return Outcome(credential: credential, format: format, holderDID: DIDKey.did(for: key.publicKey), claims: claims, level: .L1,
+                       issuer: nil, instances: 1, proverFallbackReason: fallbackReason, passiveAuthentication: report)
     }
 
     /// The zkPassport circuits (package names; compiled as `<name>.json`) a proof for this dump

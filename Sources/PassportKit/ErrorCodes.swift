@@ -135,8 +135,19 @@ extension CredentialError: ReportableError {
 }
 
 extension CredentialIssuer.IssueError: ReportableError {
-    public var code: String { "not_verified" }
-    public var exitStatus: Int32 { ExitStatus.invalid }
+    public var code: String {
+        switch self {
+        case .notVerified, .missingDG1, .unreadableBirthDate, .documentExpired: return "not_verified"
+        case .validityBeyondDocument, .institutionFormat, .badBatch: return "usage"
+        }
+    }
+
+    public var exitStatus: Int32 {
+        switch self {
+        case .notVerified, .missingDG1, .unreadableBirthDate, .documentExpired: return ExitStatus.invalid
+        case .validityBeyondDocument, .institutionFormat, .badBatch: return ExitStatus.environment
+        }
+    }
 }
 
 extension TrustStoreError: ReportableError {

@@ -15,7 +15,7 @@ struct CredentialsBenchmark: ParsableCommand {
         let claims = DerivedClaims(ageOver18: true, isHuman: true, nationality: nil, verificationMethod: "NFC Verified",
                                    evidence: ["type": "PassiveAuthentication"], expiry: Date().addingTimeInterval(86_400 * 365))
         let key = try P256PrivateKey()
-        let disclose: Set = ["age_over_18", "is_human", "trust_level", "verification_method"]
+        let disclose: Set = ["age_over_18", "is_human", "verification_method"]
         var rates: [String: Any] = [:]
         if !json { print("format        present/s       verify/s") }
         for format in CredentialFormat.allCases {

@@ -15,13 +15,17 @@ extension CredentialIssuer.ProverChoice: ExpressibleByArgument {}
 struct IssueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "issue",
-        abstract: "Issue a self-signed credential with derived claims (age_over_18, is_human) from a verified dump.",
+        abstract: "Issue a credential with derived claims (age_over_18, is_human) from a verified dump.",
         discussion: """
         The dump must pass passive authentication (same trust flags as `passport verify`). The credential
-        carries no MRZ data: only age_over_18, is_human, nationality (with --nationality), the trust level
-        and how the passport was checked. It is signed by your holder key (did:key, P-256) from the key
-        store in \(KeyStore.defaultFolder.path), or on your token after `passport keys init --pkcs11`.
-        What will be signed is shown and you are asked first (--yes in scripts; a closed stdin signs nothing).
+        carries no MRZ data: only age_over_18, is_human, nationality (with --nationality) and how the
+        passport was checked. Without --issuer-key it is self-issued (level L1: a verifier sees only your
+        own word), signed by your holder key (did:key, P-256) from the key store in
+        \(KeyStore.defaultFolder.path), or on your token after `passport keys init --pkcs11`. With
+        --issuer-key and --issuer-chain an institution that checked the chip signs it (level L2 for
+        verifiers that trust the institution's CA): --batch instances, each bound to a new key of the
+        key store, so that each verifier is shown its own. What will be signed is shown and you are asked
+        first (--yes in scripts; a closed stdin signs nothing).
         """)
 
     @Argument(help: "The dump folder.") var dump: String
@@ -31,6 +35,11 @@ struct IssueCommand: ParsableCommand {
     @Option(help: "The mopro Noir prover library (.so); also PASSPORT_MOPRO_LIBRARY or prover.json in the config folder.") var proverLibrary: String?
     @Option(help: "The folder of zkPassport's compiled circuits (nargo JSON, named <package>.json).") var proverCircuits: String?
     @Flag(help: "Also include the holder's nationality.") var nationality = false
+    @Option(help: "Sign as an institution: its P-256 private key (PEM).") var issuerKey: String?
+    @Option(help: "The institution's certificate chain (PEM, its own certificate first), carried as x5c.") var issuerChain: String?
+    @Option(help: "The institution's iss (default: its certificate's URI subjectAltName).") var issuerId: String?
+    @Option(help: "With --issuer-key: how many instances to sign, one per verifier the holder will show it to.") var batch = 10
+    @Option(help: "With --issuer-key: days the credential is valid from the day of issuance.") var validityDays = 30
     @Option(help: "Write the credential to this file (mode 0600) instead of stdout.") var out: String?
     @Flag(help: "Sign without asking (scripts). Without it, the answer is asked on stdin; closed stdin signs nothing.") var yes = false
     @Flag(help: "Print one JSON object on stdout.") var json = false
@@ -40,14 +49,29 @@ struct IssueCommand: ParsableCommand {
             let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
             let trust = try trustOptions.sources.load()
             let store = userKeyStore()
+            var institution: InstitutionIssuer?
+            switch (issuerKey, issuerChain) {
+            case (let key?, let chain?): institution = try IssuerTrust.institution(keyFile: key, chainFile: chain, issuer: issuerId)
+            case (nil, nil): guard issuerId == nil else { throw OpenID4VPError.usage("--issuer-id goes with --issuer-key and --issuer-chain") }
+            default: throw OpenID4VPError.usage("give both --issuer-key and --issuer-chain")
+            }
             let outcome = try CredentialIssuer.issue(dump: folder, trust: trust, holder: { try HolderKey.resolve(store) }, format: format,
                                                      includeNationality: nationality, prover: prover,
+                                                     institution: institution, batch: batch, validity: TimeInterval(validityDays) * 86_400,
+                                                     instanceKeys: { count in try (0..<count).map { _ in try store.newInstanceKey().publicKey } },
                                                      proverConfiguration: ProverSettings.resolve(library: proverLibrary, circuits: proverCircuits),
                                                      confirm: { claims, did in
+                if let institution {
+                    try confirm(["The passport passed verification. As the institution \(institution.issuer), \(batch) instance(s) of an SD-JWT credential (level L2 for verifiers that trust your CA) will be signed, each bound to a new key in \(store.folder.path):",
+                                 "  " + claims.summary,
+                                 "  valid \(validityDays) day(s) from today"],
+                                question: "Sign", action: "signed", yes: yes)
+                    return
+                }
                 let location = (try? HolderToken.recorded(in: store.folder)).map { "on token \"\($0.tokenLabel)\"" } ?? "in \(store.folder.path)"
-                try confirm(["The passport passed verification. A \(format.rawValue) credential will be signed by your holder key \(did) (\(location)):",
+                try confirm(["The passport passed verification. A self-issued \(format.rawValue) credential (level L1: verifiers see your own word, not the passport's) will be signed by your holder key \(did) (\(location)):",
                              "  " + claims.summary,
-                             "  valid until \(ISO8601DateFormatter().string(from: claims.expiry))"],
+                             "  presentable until the passport expires, \(ISO8601DateFormatter().string(from: claims.expiry)) (presentations do not carry this date)"],
                             question: "Sign", action: "signed", yes: yes)
             })
             if let out { try writePrivateFile(Data(outcome.credential.utf8), to: out) }
@@ -57,7 +81,8 @@ struct IssueCommand: ParsableCommand {
             } else if out == nil {
                 print(outcome.credential)
             } else {
-                print("Credential (\(outcome.format.rawValue), \(outcome.claims.verificationMethod), \(outcome.claims.trustLevel) \(outcome.claims.trustLevelName)) written to \(out ?? "")")
+                print("Credential (\(outcome.format.rawValue), \(outcome.claims.verificationMethod), level \(outcome.level.rawValue) \(outcome.level.name)"
+                      + (outcome.issuer.map { ", issuer \($0), \(outcome.instances) instances" } ?? "") + ") written to \(out ?? "")")
             }
         } catch {
             throw fail(error, json: json)
@@ -90,7 +115,7 @@ struct PresentCommand: ParsableCommand {
     @Argument(help: "The credential (a file written by `passport issue --out`, the token itself, or - for stdin).") var credential: String
     @Option(help: "The verifier's origin, e.g. https://shop.example (without --request).") var aud: String?
     @Option(help: "The verifier's nonce (without --request).") var nonce: String?
-    @Option(help: "Claims to disclose, comma-separated (without --request).") var disclose = "age_over_18,is_human,trust_level,verification_method"
+    @Option(help: "Claims to disclose, comma-separated (without --request).") var disclose = "age_over_18,is_human"
     @Option(help: "An OpenID4VP request: openid4vp:// URL, client_id=…&request_uri=…, a request object, or a file holding one.") var request: String?
     @Option(name: .customLong("verifier-ca"), help: "A PEM file of CA certificates trusted for the verifier's TLS and request-object certificates (repeatable).") var verifierCA: [String] = []
     @Option(help: "Claims you agree to disclose to a --request verifier, comma-separated; a request asking for more is refused.") var allow = "age_over_18,is_human"
@@ -104,21 +129,21 @@ struct PresentCommand: ParsableCommand {
         do {
             let store = userKeyStore()
             let holder = try HolderKey.resolve(store)
-            let (claims, format) = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
+            let held = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
             if let request {
-                try answer(request, claims: claims, store: store)
+                try answer(request, held: held, store: store)
                 return
             }
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
             let chosen = Set(disclose.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             // Asked before the pairwise key exists: a declined verifier leaves no key file behind.
-            try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your pairwise DID for that verifier,",
-                         "disclosing: \(claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", "))."],
+            try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your \(held.level == .L1 ? "pairwise DID" : "own credential instance") for that verifier,",
+                         "disclosing: \(held.claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", ")).",
+                         Self.levelLine(held)],
                         question: "Sign", action: "signed", yes: yes)
-            let pairwise = try store.pairwiseKey(for: aud)
-            let token = try PassportCredential.present(claims, format: format, disclose: chosen, audience: aud, nonce: nonce, key: pairwise)
+            let (token, did) = try Self.present(held, disclose: chosen, audience: aud, nonce: nonce, store: store, pairwise: { try store.pairwiseKey(for: aud) })
             if json {
-                printJSON(PresentReport(token: token, format: format, did: DIDKey.did(for: pairwise.publicKey), disclosed: chosen))
+                printJSON(PresentReport(token: token, format: held.format, did: did, disclosed: chosen, level: held.level))
             } else {
                 print(token)
             }
@@ -127,7 +152,31 @@ struct PresentCommand: ParsableCommand {
         }
     }
 
-    func answer(_ requestArgument: String, claims: DerivedClaims, store: KeyStore) throws {
+    /// What the verifier will see, in the holder's words.
+    static func levelLine(_ held: HeldCredential) -> String {
+        switch held.level {
+        case .L1: return "The verifier will see level L1 (self-issued): your own signature, which proves nothing about your passport; a verifier that asks for more refuses it."
+        default: return "The verifier will see level L2 (issued by \(held.issuer ?? "an institution")) if it trusts that issuer; otherwise it refuses the credential."
+        }
+    }
+
+    /// One presentation: self-issued under the pairwise key, or this verifier's own instance of an issued batch.
+    static func present(_ held: HeldCredential, disclose: Set<String>, audience: String, nonce: String, store: KeyStore,
+                        pairwise: () throws -> P256PrivateKey) throws -> (token: String, did: String) {
+        if held.instances.isEmpty {
+            let key = try pairwise()
+            return (try PassportCredential.present(held.claims, format: held.format, disclose: disclose, audience: audience, nonce: nonce, key: key),
+                    DIDKey.did(for: key.publicKey))
+        }
+        let label = try store.instance(for: audience, among: held.instances.map(\.keyLabel))
+        let instance = held.instances.first { $0.keyLabel == label }!
+        let key = try store.instanceKey(label: label, create: false)
+        return (try PassportCredential.present(instance, claims: held.claims, disclose: disclose, audience: audience, nonce: nonce, key: key),
+                DIDKey.did(for: key.publicKey))
+    }
+
+    func answer(_ requestArgument: String, held: HeldCredential, store: KeyStore) throws {
+        let claims = held.claims
         guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
         let text = try readTokenArgument(requestArgument)
         var policy = AuthorizationRequest.Policy()
@@ -138,26 +187,34 @@ struct PresentCommand: ParsableCommand {
         http.allowPlainHTTP = insecureLoopback
         let request = try Wallet.resolve(text, policy: policy, http: http)
         if let saveRequest, let object = request.requestObject { try writePrivateFile(Data(object.utf8), to: saveRequest) }
-        let memory = AnsweredRequests(folder: store.folder)
+        let memory = AnsweredRequests(store: store)
         try memory.check(request)
 
-        var held: [String: Any] = ["age_over_18": claims.ageOver18, "is_human": claims.isHuman]
-        if let nationality = claims.nationality { held["nationality"] = nationality }
+        var holding: [String: Any] = ["age_over_18": claims.ageOver18, "is_human": claims.isHuman]
+        if let nationality = claims.nationality { holding["nationality"] = nationality }
         let agreed = Set(allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-        let selection = try DCQLSelection.select(request.dcql, vct: PassportCredential.vct, held: held, agreed: agreed)
+        let selection = try DCQLSelection.select(request.dcql, vct: PassportCredential.vct, held: holding, agreed: agreed)
 
+        // Every line below is passed through terminalSafe by confirm: the verifier's text is data.
         let who = request.signer.map { "\(request.clientID) (certificate \($0.subject)\($0.dnsNames.isEmpty ? "" : ", DNS \($0.dnsNames.joined(separator: ", "))"))" }
             ?? "\(request.clientID) (unsigned request)"
         let what = selection.answers.map { "\($0.claims.isEmpty ? "no claim" : $0.claims.joined(separator: ", ")) (query \($0.queryID))" }.joined(separator: "; ")
-        try confirm(["Verifier \(who) asks for: \(what).",
-                     "The answer, signed under your pairwise DID for this verifier, goes to \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : ""))."],
-                    question: "Send", action: "sent", yes: yes)
+        let host = request.responseURI.host ?? "?"
+        var lines = ["Verifier \(who) asks for: \(what).",
+                     "The answer goes to host \(host): \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : ""))."]
+        if let named = Self.namedHosts(request), !named.contains(where: { $0.caseInsensitiveCompare(host) == .orderedSame }) {
+            lines.append("Note: the client_id names \(named.isEmpty ? "no host" : named.joined(separator: ", ")), but the answer goes to \(host).")
+        }
+        lines.append(Self.levelLine(held))
+        try confirm(lines, question: "Send", action: "sent", yes: yes)
 
-        let pairwise = try store.pairwiseKey(forClientID: request.clientID)
         var vpToken: [String: [String]] = [:]
+        var did = ""
         for answer in selection.answers {
-            vpToken[answer.queryID] = [try PassportCredential.present(claims, format: .sdJWT, disclose: Set(answer.claims),
-                                                                      audience: request.clientID, nonce: request.nonce, key: pairwise)]
+            let (token, presenter) = try Self.present(held, disclose: Set(answer.claims), audience: request.clientID, nonce: request.nonce, store: store,
+                                                      pairwise: { try store.pairwiseKey(forClientID: request.clientID) })
+            vpToken[answer.queryID] = [token]
+            did = presenter
         }
         let outcome: Wallet.Outcome
         do {
@@ -173,92 +230,137 @@ struct PresentCommand: ParsableCommand {
                 verifier: .init(clientID: request.clientID, certificateSubject: request.signer?.subject, dnsNames: request.signer?.dnsNames ?? []),
                 responseURI: request.responseURI.absoluteString, responseMode: request.responseMode,
                 encryption: request.responseMode == "direct_post.jwt" ? request.encryption.rawValue : nil,
-                nonce: request.nonce, disclosed: disclosed, did: DIDKey.did(for: pairwise.publicKey), sent: true,
-                verifierStatus: outcome.status, redirectURI: outcome.redirectURI))
+                nonce: request.nonce, disclosed: disclosed, did: did, sent: true,
+                verifierStatus: outcome.status, redirectURI: outcome.redirectURI, level: held.level))
         } else {
-            print("Sent \(selection.disclosed.sorted().joined(separator: ", ")) to \(request.clientID): the verifier accepted it (HTTP \(outcome.status))"
-                  + (outcome.redirectURI.map { "; continue at \($0)" } ?? ""))
+            print(terminalSafe("Sent \(selection.disclosed.sorted().joined(separator: ", ")) to \(request.clientID) (level \(held.level.rawValue) at best): the verifier accepted it (HTTP \(outcome.status))"
+                  + (outcome.redirectURI.map { "; continue at \($0)" } ?? "")))
+        }
+    }
+
+    /// The hosts the client_id names: the x509_san_dns name, the redirect_uri's host, the DNS
+    /// names of an x509_hash certificate (nil when the prefix names none).
+    static func namedHosts(_ request: AuthorizationRequest) -> [String]? {
+        switch request.client {
+        case .x509SanDNS(let name): return [name]
+        case .redirectURI(let uri): return [URL(string: uri)?.host ?? uri]
+        case .x509Hash: return request.signer?.dnsNames ?? []
+        case .unsupported: return nil
         }
     }
 }
 
 extension OpenID4VPError: ReportableError {}
 
+extension TrustLevel: ExpressibleByArgument {}
+
 struct VerifyPresentationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify-vp",
-        abstract: "Verify a presentation: signatures, audience, nonce, freshness, sd_hash and disclosures.",
+        abstract: "Verify a presentation: signatures, audience, nonce, freshness, sd_hash, disclosures and the issuer's trust level.",
         discussion: """
+        The verdict is "valid" (exit 0) only when signatures, holder binding and freshness hold and the
+        level this verifier establishes meets --require-level (default L2):
+          L1  self-issued: signed by the holder's own did:key; the holder's word, bound to no passport
+          L2  issued by an institution whose x5c chain verifies to a --trust-issuer CA
+          L3  a zero-knowledge proof checked against the CSCA registry: this verifier has no proof
+              verifier, so it never establishes L3
+        A presentation below the required level is reported with its level and refused (exit 1).
         With --request FILE (the OpenID4VP request object you sent, or its JSON payload), TOKEN is a
-        vp_token: a JSON object keyed by DCQL credential query id. Each presentation must be for the
-        request's client_id and nonce, of a vct the query names, and disclose what it asked for and
-        no more.
+        vp_token: a JSON object keyed by DCQL credential query id, or the whole direct_post form body
+        (vp_token=…&state=…). Each presentation must be for the request's client_id and nonce, of a vct
+        the query names, and disclose what it asked for and no more; the response's state (form body,
+        --state, or the decrypted direct_post.jwt response) must be the request's.
         """)
 
-    @Argument(help: "The presentation token, or with --request the vp_token JSON (or a file holding it, or - for stdin).") var token: String
+    @Argument(help: "The presentation token, or with --request the vp_token JSON or direct_post form body (or a file holding it, or - for stdin).") var token: String
     @Option(help: "The audience (your origin) the presentation must be for (without --request).") var aud: String?
     @Option(help: "The nonce you issued (without --request).") var nonce: String?
     @Option(help: "The OpenID4VP request the vp_token answers (a file: request object or its JSON payload).") var request: String?
     @Option(help: "With --request: TOKEN is a direct_post.jwt response (JWE), opened with this private P-256 JWK (a file).") var decryptionKey: String?
+    @Option(help: "With --request and a bare vp_token: the state the direct_post response carried.") var state: String?
+    @Option(name: .customLong("trust-issuer"), help: "A PEM file of CA certificates whose issuers you trust (L2; repeatable).") var trustIssuer: [String] = []
+    @Option(help: "The level you require: L1 (accept self-issued credentials), L2 (a trusted issuer) or L3.") var requireLevel: TrustLevel = .L2
     @Option(help: "Maximum age of the presentation in seconds.") var maxAge: Double = 300
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
         do {
+            let issuerTrust = trustIssuer.isEmpty ? nil : try IssuerTrust.check(anchors: trustIssuer)
             if let request {
                 guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
                 var verifier = try VPTokenVerifier(request: try readTokenArgument(request))
                 verifier.maxAge = maxAge
+                verifier.issuerTrust = issuerTrust
                 let given = try readTokenArgument(token)
                 let vpToken: [String: [String]]
                 if let decryptionKey {
+                    guard state == nil else { throw OpenID4VPError.usage("--state is read from the encrypted response; do not give it with --decryption-key") }
                     guard let data = FileManager.default.contents(atPath: decryptionKey),
                           let jwk = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
                         throw OpenID4VPError.usage("cannot read the private JWK \(decryptionKey)")
                     }
                     vpToken = try verifier.open(response: given, key: try P256PrivateKeyHandle(jwk: jwk))
                 } else {
-                    vpToken = try VPTokenVerifier.parseToken(given)
+                    vpToken = try verifier.open(posted: given, state: state)
                 }
                 let results = try verifier.verify(vpToken)
+                let below = results.flatMap(\.presentations).filter { !$0.meets(requireLevel) }
+                let refusal = below.first.map { PresentationReport.refusal($0.level, required: requireLevel) }
                 if json {
                     var credentials: [String: [VPTokenReport.Presentation]] = [:]
                     for result in results {
                         credentials[result.queryID] = try result.presentations.map {
-                            VPTokenReport.Presentation(issuer: $0.issuer, claims: try JSONValue.object($0.claims.map { ($0.key, $0.value) }))
+                            VPTokenReport.Presentation(issuer: $0.issuer, level: $0.level, issuerCertificate: $0.issuerCertificate,
+                                                       claims: try JSONValue.object($0.claims.map { ($0.key, $0.value) }))
                         }
                     }
-                    printJSON(VPTokenReport(clientID: verifier.clientID, nonce: verifier.nonce, credentials: credentials))
+                    printJSON(VPTokenReport(clientID: verifier.clientID, nonce: verifier.nonce, credentials: credentials, required: requireLevel, refusal: refusal))
                 } else {
-                    print("vp_token valid for \(verifier.clientID)")
+                    print(terminalSafe(refusal.map { "vp_token refused for \(verifier.clientID): \($0)" } ?? "vp_token valid for \(verifier.clientID)"))
                     for result in results {
                         for presentation in result.presentations {
-                            print("  \(result.queryID) from \(presentation.issuer)")
+                            print(terminalSafe("  \(result.queryID) from \(presentation.issuer), level \(presentation.level.rawValue) (\(presentation.level.name))"))
                             for (name, value) in presentation.claims.sorted(by: { $0.key < $1.key }) {
-                                print("    \(name): \((try? CanonicalJSON.string(value)) ?? "\(value)")")
+                                print(terminalSafe("    \(name): \((try? CanonicalJSON.string(value)) ?? "\(value)")"))
                             }
                         }
                     }
                 }
+                if refusal != nil { throw Exit.invalidDocument }
                 return
             }
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --aud and --nonce, or --request") }
+            guard state == nil else { throw OpenID4VPError.usage("--state goes with --request") }
             var verifier = PresentationVerifier(audience: aud, nonce: nonce)
             verifier.maxAge = maxAge
+            verifier.issuerTrust = issuerTrust
             let result = try verifier.verify(try readTokenArgument(token))
+            let report = try PresentationReport(result, required: requireLevel)
             if json {
-                printJSON(try PresentationReport(result))
+                printJSON(report)
             } else {
-                print("Presentation valid (\(result.format.rawValue)) from \(result.issuer)")
+                let level = "level \(result.level.rawValue) (\(result.level.name)\(result.issuerCertificate.map { ", certificate \($0)" } ?? ""))"
+                if let refusal = report.refusal {
+                    print(terminalSafe("Presentation refused (\(result.format.rawValue)) from \(result.issuer): \(refusal)"))
+                } else {
+                    print(terminalSafe("Presentation valid (\(result.format.rawValue)) from \(result.issuer), \(level)"))
+                }
                 for (name, value) in result.claims.sorted(by: { $0.key < $1.key }) {
                     let text = (try? CanonicalJSON.string(value)) ?? "\(value)"
-                    print("  \(name): \(text)")
+                    print(terminalSafe("  \(name): \(text)"))
                 }
             }
+            if report.refusal != nil {
+                if !json { printError(terminalSafe("error: \(report.refusal!)")) }
+                throw Exit.invalidDocument
+            }
         } catch let error as CredentialError {
-            printError("error: \(error)")
+            printError("error: \(terminalSafe(error.description))")
             if json { printJSON(ErrorReport(code: "invalid_presentation", message: error.description)) }
             throw Exit.invalidDocument
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             throw fail(error, json: json)
         }

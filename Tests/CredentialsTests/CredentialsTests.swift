@@ -1,5 +1,6 @@
 import Credentials
 import PassiveAuth
+import PassportCrypto
 import Foundation
 import LDS
 import PassportKit
@@ -160,7 +161,7 @@ import TestSupport
     /// Two presentations to two verifiers share no key, DID, salt, signature or identifier.
     @Test(arguments: CredentialFormat.allCases)
     func presentationsToTwoAudiencesAreUnlinkable(format: CredentialFormat) throws {
-        let disclose: Set = ["age_over_18", "is_human", "trust_level", "verification_method"]
+        let disclose: Set = ["age_over_18", "is_human", "verification_method"]
         // Presentations made at different moments (a verifier pair sees different times anyway).
         let a = try PassportCredential.present(claims, format: format, disclose: disclose, audience: "https://a.example", nonce: "n",
                                                key: try P256PrivateKey(), now: Date())
@@ -168,10 +169,14 @@ import TestSupport
                                                key: try P256PrivateKey(), now: Date().addingTimeInterval(7))
         let shared = Self.values(in: a).intersection(Self.values(in: b))
         // What may coincide: the disclosed claim values and fixed protocol strings.
-        let allowed: Set = ["true", "1", "L3", "NFC Verified", "ES256", "dc+sd-jwt", "kb+jwt", "JWT", "sha-256", "n",
+        // The day of issuance and its end of validity are shared by everyone presenting that day;
+        // the passport's expiry is not among them (it is not presented).
+        let day = PassportCredential.issuanceDay(Date())
+        let allowed: Set = ["true", "1", "NFC Verified", "ES256", "dc+sd-jwt", "kb+jwt", "JWT", "sha-256", "n",
                             "EC", "P-256", PassportCredential.vct, "VerifiableCredential", "VerifiablePresentation",
-                            "PassportDerivedCredential", "https://www.w3.org/2018/credentials/v1", "Government",
-                            String(Int(claims.expiry.timeIntervalSince1970))]
+                            "PassportDerivedCredential", "https://www.w3.org/2018/credentials/v1",
+                            String(day), String(day + Int(PassportCredential.selfIssuedValidity))]
+        #expect(!shared.contains(String(Int(claims.expiry.timeIntervalSince1970))))
         #expect(shared.subtracting(allowed).isEmpty, "shared between audiences: \(shared.subtracting(allowed))")
     }
 
@@ -285,5 +290,45 @@ import TestSupport
         #expect(try !over18(at: "2006-04-11T23:59:59Z"))
         #expect(try over18(at: "2006-04-12T00:00:00Z"))
         #expect(try over18(at: "2026-11-21T12:00:00Z"))
+    }
+}
+
+/// Issue 41: key-store file names keyed by the store's own secret; 0.3.0's unkeyed names are
+/// renamed when first used, so the same verifier keeps the same key.
+@Suite struct KeyedFileNames {
+    @Test func pairwiseFilesAreNamedWithTheStoresSecretAndOldNamesMigrate() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keyed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = KeyStore(folder: dir, passphrase: "a test passphrase")
+        let key = try store.pairwiseKey(for: "https://a.example")
+        let pairwise = dir.appendingPathComponent("pairwise")
+        let unkeyed = Base64URL.encode(OpenSSLCrypto.sha256(Array("passport-pairwise:https://a.example".utf8))) + ".json"
+        let keyed = try store.keyedName("passport-pairwise:https://a.example") + ".json"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pairwise.path) == [keyed])
+        #expect(keyed != unkeyed)
+        #expect((try Data(contentsOf: dir.appendingPathComponent("name.secret"))).count == 32)
+        #expect(try String(contentsOf: dir.appendingPathComponent("format"), encoding: .utf8) == "2\n")
+        // Another store has another secret: the same verifier gets another name.
+        let other = KeyStore(folder: dir.appendingPathComponent("other"), passphrase: "a test passphrase")
+        #expect(try other.keyedName("passport-pairwise:https://a.example") + ".json" != keyed)
+        // A file named the old way is renamed on first use and is the same key.
+        try FileManager.default.moveItem(at: pairwise.appendingPathComponent(keyed), to: pairwise.appendingPathComponent(unkeyed))
+        #expect(try store.pairwiseKey(for: "https://a.example").publicKey == key.publicKey)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pairwise.path) == [keyed])
+    }
+
+    @Test func presentationsCarryADayAndAFixedNumberOfDigests() throws {
+        let key = try P256PrivateKey()
+        for nationality in [nil, "UTO"] {
+            let claims = DerivedClaims(ageOver18: true, isHuman: true, nationality: nationality, verificationMethod: "NFC Verified",
+                                       evidence: [:], expiry: Date(timeIntervalSince1970: 2_027_548_799))
+            let token = try PassportCredential.present(claims, format: .sdJWT, disclose: ["age_over_18"], audience: "a", nonce: "n", key: key)
+            let jws = try CompactJWS(try SDJWT.split(token).jwt)
+            #expect((jws.payload["_sd"] as? [String])?.count == PassportCredential.digestCount)
+            let iat = try #require(jws.payload["iat"] as? Int)
+            #expect(iat % 86_400 == 0)
+            #expect(jws.payload["exp"] as? Int == iat + Int(PassportCredential.selfIssuedValidity))
+            #expect(jws.payload["exp"] as? Int != 2_027_548_799, "the passport's expiry is not presented")
+        }
     }
 }

@@ -22,7 +22,7 @@ import TestSupport
         try #require(r.status == 0, "issue failed: \(r.stderr)")
         let json = try #require(r.json)
         #expect(json["verification_method"] as? String == "NFC Verified")
-        #expect(json["trust_level"] as? String == "L3")
+        #expect(json["level"] as? String == "L1", "a self-issued credential is L1 whatever it says")
         #expect((json["prover"] as? [String: Any])?["reason"] is String, "the fallback gives its reason")
         return out
     }
@@ -41,20 +41,20 @@ import TestSupport
         let credential = try issue(format)
         let a = try present(credential, aud: "https://a.example", nonce: "nonce-a")
         let b = try present(credential, aud: "https://b.example", nonce: "nonce-b")
-        let ok = try Harness.passport(["verify-vp", a, "--aud", "https://a.example", "--nonce", "nonce-a", "--json"], environment: env)
+        let ok = try Harness.passport(["verify-vp", a, "--aud", "https://a.example", "--nonce", "nonce-a", "--json", "--require-level", "L1"], environment: env)
         #expect(ok.status == 0, "\(ok.stderr)")
         let claims = try #require(ok.json?["claims"] as? [String: Any])
         #expect(claims["age_over_18"] as? Bool == true)
         #expect(claims["is_human"] as? Bool == true)
         #expect(claims["nationality"] == nil)
         // A presentation is good for its own audience and nonce only.
-        let replayed = try Harness.passport(["verify-vp", a, "--aud", "https://b.example", "--nonce", "nonce-b"], environment: env)
+        let replayed = try Harness.passport(["verify-vp", a, "--aud", "https://b.example", "--nonce", "nonce-b", "--require-level", "L1"], environment: env)
         #expect(replayed.status == 1)
         #expect(replayed.stderr.contains("another audience"))
-        #expect(try Harness.passport(["verify-vp", b, "--aud", "https://b.example", "--nonce", "nonce-a"], environment: env).status == 1)
+        #expect(try Harness.passport(["verify-vp", b, "--aud", "https://b.example", "--nonce", "nonce-a", "--require-level", "L1"], environment: env).status == 1)
         // Different verifiers see different issuers (pairwise DIDs).
         let issuerA = ok.json?["issuer"] as? String
-        let issuerB = try Harness.passport(["verify-vp", b, "--aud", "https://b.example", "--nonce", "nonce-b", "--json"], environment: env).json?["issuer"] as? String
+        let issuerB = try Harness.passport(["verify-vp", b, "--aud", "https://b.example", "--nonce", "nonce-b", "--json", "--require-level", "L1"], environment: env).json?["issuer"] as? String
         #expect(issuerA != nil && issuerB != nil && issuerA != issuerB)
         // No personal data anywhere.
         let stored = try String(contentsOfFile: credential, encoding: .utf8)
@@ -79,13 +79,13 @@ import TestSupport
     func referenceVerifierAcceptsOurPresentation() throws {
         let credential = try issue("sd-jwt")
         let token = try present(credential, aud: "https://verifier.example", nonce: "ref-nonce",
-                                disclose: "age_over_18,is_human,trust_level")
+                                disclose: "age_over_18,is_human")
         let r = try Harness.run(Self.interopPython, [Self.interopScript, "verify-ours", token, "https://verifier.example", "ref-nonce"])
         #expect(r.status == 0, "reference verifier refused: \(r.stderr)")
         let payload = try #require(r.json)
         #expect(payload["age_over_18"] as? Bool == true)
         #expect(payload["is_human"] as? Bool == true)
-        #expect(payload["trust_level"] as? String == "L3")
+        #expect(payload["trust_level"] == nil, "the level is the verifier's to establish, not a claim")
         #expect(payload["verification_method"] == nil)
         // …and refuses it for another nonce.
         #expect(try Harness.run(Self.interopPython, [Self.interopScript, "verify-ours", token, "https://verifier.example", "other"]).status != 0)
@@ -96,7 +96,7 @@ import TestSupport
         let made = try Harness.run(Self.interopPython, [Self.interopScript, "make-theirs", "https://verifier.example", "their-nonce"])
         try #require(made.status == 0, "reference issuer failed: \(made.stderr)")
         let token = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let r = try Harness.passport(["verify-vp", token, "--aud", "https://verifier.example", "--nonce", "their-nonce", "--json"])
+        let r = try Harness.passport(["verify-vp", token, "--aud", "https://verifier.example", "--nonce", "their-nonce", "--json", "--require-level", "L1"])
         #expect(r.status == 0, "\(r.stderr)")
         let claims = try #require(r.json?["claims"] as? [String: Any])
         #expect(claims["age_over_18"] as? Bool == true)
@@ -104,7 +104,7 @@ import TestSupport
         #expect((claims["address"] as? [String: Any])?["locality"] == nil)
         #expect(claims["nationalities"] as? [String] == ["UT"])
         #expect(claims["given_name"] == nil)
-        #expect(try Harness.passport(["verify-vp", token, "--aud", "https://verifier.example", "--nonce", "x"]).status == 1)
+        #expect(try Harness.passport(["verify-vp", token, "--aud", "https://verifier.example", "--nonce", "x", "--require-level", "L1"]).status == 1)
     }
 
     /// Every base64url part of a JWT/SD-JWT, decoded, joined with the raw token; twice, so

@@ -87,7 +87,7 @@ final class HardwareToken {
                                              environment: env.merging(["PASSPORT_PKCS11_PIN": "wrong"]) { $1 })
         try #require(presented.status == 0, "present failed: \(presented.stderr)")
         let verified = try Harness.passport(["verify-vp", presented.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                                             "--aud", "https://a.example", "--nonce", "n-1"], environment: env)
+                                             "--aud", "https://a.example", "--nonce", "n-1", "--require-level", "L1"], environment: env)
         #expect(verified.status == 0, "\(verified.stderr)")
     }
 

@@ -49,7 +49,7 @@ import TestSupport
         _ = try run(["issue", Self.fixture("passport"), "--no-default-trust", "--csca", Self.csca, "--out", out, "--yes"], status: 0, shape: "issue")
         let presented = try run(["present", out, "--aud", "https://shop.example", "--nonce", "n-1", "--yes"], status: 0, shape: "present")
         let token = try #require(presented.json?["token"] as? String)
-        let verified = try run(["verify-vp", token, "--aud", "https://shop.example", "--nonce", "n-1"], status: 0, shape: "verify-vp")
+        let verified = try run(["verify-vp", token, "--aud", "https://shop.example", "--nonce", "n-1", "--require-level", "L1"], status: 0, shape: "verify-vp")
         #expect((verified.json?["claims"] as? [String: Any])?["age_over_18"] as? Bool == true)
         let refused = try run(["verify-vp", token, "--aud", "https://other.example", "--nonce", "n-1"], status: 1, shape: "error")
         #expect((refused.json?["error"] as? [String: Any])?["code"] as? String == "invalid_presentation")

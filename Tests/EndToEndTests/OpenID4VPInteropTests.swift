@@ -126,6 +126,33 @@ import TestSupport
         #expect(again.stderr.contains("already been answered"), "\(again.stderr)")
     }
 
+    /// Issue 41: an institution's credential (L2, x5c) to polaris-oid4vp trusting the TEST-ONLY
+    /// issuer CA (`--issuer-trust-anchor`): accepted; under another CA, refused.
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"), arguments: [true, false])
+    func polarisJudgesAnInstitutionCredentialByItsCA(trusted: Bool) throws {
+        _ = try keygen()
+        let issuerPKI = TestPaths.fixtures.appendingPathComponent("pki/issuer")
+        let out = home.appendingPathComponent("issued-\(trusted)").path
+        let issued = try Harness.passport(["issue", TestPaths.fixtures.appendingPathComponent("passport").path, "--no-default-trust", "--csca", Self.csca,
+                                           "--issuer-key", issuerPKI.appendingPathComponent("TEST-ONLY-issuer.key.pem").path,
+                                           "--issuer-chain", issuerPKI.appendingPathComponent("TEST-ONLY-issuer-chain.pem").path,
+                                           "--batch", "2", "--out", out, "--yes"], environment: env)
+        try #require(issued.status == 0, "\(issued.stderr)")
+        let ca = issuerPKI.appendingPathComponent(trusted ? "TEST-ONLY-issuer-ca.pem" : "TEST-ONLY-rogue-issuer-ca.pem").path
+        let server = try Server(["--pki", pki.path, "--issuer-trust-anchor", ca, "--claim", "age_over_18=true",
+                                 "--vct", "urn:passport-toolkit:vct:passport-derived:1"], folder: home)
+        defer { server.stop() }
+        let r = try present(out, request: server.link, ["--yes", "--json"])
+        if trusted {
+            #expect(r.status == 0, "present failed: \(r.stderr)\npolaris: \(server.log)")
+            #expect(r.json?["level"] as? String == "L2")
+            #expect(!server.log.contains("refused"), "polaris: \(server.log)")
+        } else {
+            #expect(r.status == 1, "\(r.stderr)\npolaris: \(server.log)")
+            #expect(Self.code(r) == "verifier_refused", "\(r.stdout)")
+        }
+    }
+
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"))
     func polarisRefusesAnOldRequestAndWeReportIt() throws {
         let clientID = try keygen()
@@ -233,6 +260,21 @@ import TestSupport
         #expect(log.contains("verdict: accepted"), "\(log)")
     }
 
+    /// Issue 41: a verifier's error_description is data: ESC, CR and LF in it reach the terminal
+    /// escaped, on the one error line.
+    @Test func aVerifiersErrorDescriptionCannotControlTheTerminal() throws {
+        let credential = try issue()
+        let hostile = "bad\u{1B}[2K\rerror: none\nSent age_over_18: the verifier accepted it"
+        let (verifier, link) = try minimalVerifier(python: "/usr/bin/python3", ["--refuse-with", hostile], name: "hostile")
+        defer { verifier.stop() }
+        let r = try Harness.passport(["present", credential, "--request", link, "--insecure-loopback", "--yes"], environment: env)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(!r.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D }, "\(r.stderr)")
+        let errors = r.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        #expect(errors.count == 1 && errors[0].contains("bad\\u{1B}[2K\\u{D}error: none\\u{A}Sent"), "\(r.stderr)")
+        #expect(!r.stderr.split(separator: "\n").contains { $0.hasPrefix("Sent") }, "\(r.stderr)")
+    }
+
     /// direct_post.jwt to the minimal verifier: the response encrypted (ECDH-ES, A256GCM as it
     /// offers) and opened by our own `verify-vp --decryption-key`.
     @Test(.enabled(if: available, "the interop virtualenv is missing (run scripts/setup)"))
@@ -265,15 +307,15 @@ import TestSupport
             let vp = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             return String(decoding: try JSONSerialization.data(withJSONObject: ["pid": [vp]]), as: UTF8.self)
         }
-        let ok = try Harness.passport(["verify-vp", try token("age_over_18"), "--request", requestFile.path, "--json"], environment: env)
+        let ok = try Harness.passport(["verify-vp", try token("age_over_18"), "--request", requestFile.path, "--json", "--require-level", "L1"], environment: env)
         #expect(ok.status == 0, "\(ok.stderr)")
         try Harness.expectShape(ok, "verify-vp-token")
         let claims = ((ok.json?["credentials"] as? [String: Any])?["pid"] as? [[String: Any]])?.first?["claims"] as? [String: Any]
         #expect(claims?["age_over_18"] as? Bool == true)
-        let extra = try Harness.passport(["verify-vp", try token("age_over_18,nationality"), "--request", requestFile.path], environment: env)
+        let extra = try Harness.passport(["verify-vp", try token("age_over_18,nationality"), "--request", requestFile.path, "--require-level", "L1"], environment: env)
         #expect(extra.status == 1)
         #expect(extra.stderr.contains("not asked for"), "\(extra.stderr)")
-        let wrongNonce = try Harness.passport(["verify-vp", try token("age_over_18", nonce: "other"), "--request", requestFile.path], environment: env)
+        let wrongNonce = try Harness.passport(["verify-vp", try token("age_over_18", nonce: "other"), "--request", requestFile.path, "--require-level", "L1"], environment: env)
         #expect(wrongNonce.status == 1)
         #expect(wrongNonce.stderr.contains("another nonce"), "\(wrongNonce.stderr)")
         let unanswered = try Harness.passport(["verify-vp", #"{"other":["x~"]}"#, "--request", requestFile.path], environment: env)
@@ -293,7 +335,7 @@ import TestSupport
             let now = Int(Date().timeIntervalSince1970)
             let claims: [String: Any] = [
                 "client_id": clientID, "response_type": "vp_token", "response_mode": "direct_post", "response_uri": responseURI,
-                "nonce": "n-\(UUID().uuidString)", "state": "s", "iat": now, "exp": now + 300,
+                "nonce": "n-\(UUID().uuidString)", "state": "s", "iat": now, "exp": now + 300, "aud": "https://self-issued.me/v2",
                 "dcql_query": ["credentials": [["id": "pid", "format": "dc+sd-jwt", "claims": [["path": ["age_over_18"]]]]]],
             ]
             let json = String(decoding: try JSONSerialization.data(withJSONObject: claims), as: UTF8.self)

@@ -79,7 +79,8 @@ import TestSupport
         let r = try passport(["keys", "show", "--aud", "https://other.example"], config: device)
         #expect(r.status == 0, "\(r.stderr)")
         let marker = device.appendingPathComponent("passport/keys/format")
-        #expect((try? String(contentsOf: marker, encoding: .utf8)) == "1\n")
+        // The new key was named with the store's own secret: the store is format 2 from then on.
+        #expect((try? String(contentsOf: marker, encoding: .utf8)) == "2\n")
         // The 0.2.0 keys are still the same keys.
         let holder = try passport(["keys", "show"], config: device)
         #expect(holder.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == Self.holderDID)
@@ -113,7 +114,7 @@ import TestSupport
         let device = try copy("device")
         let keys = device.appendingPathComponent("passport/keys")
         if marker == "format" {
-            try Data("2\n".utf8).write(to: keys.appendingPathComponent("format"))
+            try Data("3\n".utf8).write(to: keys.appendingPathComponent("format"))
         } else {
             let holder = keys.appendingPathComponent("holder.json")
             let text = try String(contentsOf: holder, encoding: .utf8)

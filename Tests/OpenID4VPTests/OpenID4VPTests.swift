@@ -2,6 +2,7 @@ import Credentials
 import Foundation
 @testable import OpenID4VP
 import Testing
+import TestSupport
 
 @Suite struct DCQLTests {
     static func query(_ json: String) throws -> DCQLQuery {
@@ -192,5 +193,129 @@ import Testing
             try AuthorizationRequest.verify(requestObject: try Self.unsigned(Self.claims("decentralized_identifier:did:web:x")),
                                             clientID: "decentralized_identifier:did:web:x", policy: policy)
         }
+    }
+}
+
+/// Signed request objects (x509_hash, the TEST-ONLY issuer PKI of Fixtures/pki/issuer as the
+/// verifier's certificate): what a request object must carry and what its certificate must allow.
+@Suite struct SignedRequestTests {
+    static let pki = TestPaths.fixtures.appendingPathComponent("pki/issuer")
+    static let anchor = pki.appendingPathComponent("TEST-ONLY-issuer-ca.pem").path
+
+    static func signer(_ name: String = "TEST-ONLY-issuer") throws -> InstitutionIssuer {
+        try IssuerTrust.institution(keyFile: pki.appendingPathComponent("\(name).key.pem").path,
+                                    chainFile: pki.appendingPathComponent("\(name)-chain.pem").path, issuer: "https://v.example")
+    }
+
+    static func clientID(_ signer: InstitutionIssuer) throws -> String {
+        "x509_hash:" + (try X509Chain(x5c: signer.x5c)).leafHash
+    }
+
+    static func claims(_ clientID: String) -> [String: Any] {
+        let now = Int(Date().timeIntervalSince1970)
+        return ["client_id": clientID, "response_type": "vp_token", "response_mode": "direct_post", "response_uri": "https://v.example/cb",
+                "nonce": "n-1", "state": "s-1", "dcql_query": RequestTests.dcql, "iat": now, "exp": now + 300, "aud": "https://self-issued.me/v2"]
+    }
+
+    static func sign(_ claims: [String: Any], header: [String: Any] = ["typ": "oauth-authz-req+jwt"], with signer: InstitutionIssuer) throws -> String {
+        var protected = header
+        protected["x5c"] = signer.x5c
+        return try CompactJWS.sign(header: protected, payload: claims, key: signer.signer)
+    }
+
+    func verify(_ object: String, _ clientID: String) throws -> AuthorizationRequest {
+        var policy = AuthorizationRequest.Policy()
+        policy.anchors = [Self.anchor]
+        return try AuthorizationRequest.verify(requestObject: object, clientID: clientID, policy: policy)
+    }
+
+    func refusal(_ object: String, _ clientID: String) -> String? {
+        do { _ = try verify(object, clientID); return nil } catch { return "\(error)" }
+    }
+
+    @Test func aWellFormedRequestIsAccepted() throws {
+        let signer = try Self.signer()
+        let id = try Self.clientID(signer)
+        #expect(try verify(try Self.sign(Self.claims(id), with: signer), id).nonce == "n-1")
+    }
+
+    @Test(arguments: ["iat", "exp"])
+    func freshnessIsRequired(missing: String) throws {
+        let signer = try Self.signer()
+        let id = try Self.clientID(signer)
+        var claims = Self.claims(id)
+        claims.removeValue(forKey: missing)
+        #expect(refusal(try Self.sign(claims, with: signer), id)?.contains("no \(missing)") == true)
+    }
+
+    @Test func notBeforeIsRead() throws {
+        let signer = try Self.signer()
+        let id = try Self.clientID(signer)
+        var claims = Self.claims(id)
+        claims["nbf"] = Int(Date().timeIntervalSince1970) + 3600
+        #expect(refusal(try Self.sign(claims, with: signer), id)?.contains("nbf") == true)
+    }
+
+    @Test func typIsRequired() throws {
+        let signer = try Self.signer()
+        let id = try Self.clientID(signer)
+        #expect(refusal(try Self.sign(Self.claims(id), header: [:], with: signer), id)?.contains("typ") == true)
+        #expect(refusal(try Self.sign(Self.claims(id), header: ["typ": "JWT"], with: signer), id)?.contains("typ") == true)
+    }
+
+    @Test func unknownCriticalHeadersAreRefused() throws {
+        let signer = try Self.signer()
+        let id = try Self.clientID(signer)
+        let object = try Self.sign(Self.claims(id), header: ["typ": "oauth-authz-req+jwt", "crit": ["exp-ext"], "exp-ext": 1], with: signer)
+        #expect(refusal(object, id)?.contains("critical") == true)
+    }
+
+    @Test func theAudienceMustBeThisWallet() throws {
+        let signer = try Self.signer()
+        let id = try Self.clientID(signer)
+        var claims = Self.claims(id)
+        claims["aud"] = "https://another-wallet.example"
+        #expect(refusal(try Self.sign(claims, with: signer), id)?.contains("aud") == true)
+        claims.removeValue(forKey: "aud")
+        #expect(refusal(try Self.sign(claims, with: signer), id)?.contains("aud") == true)
+    }
+
+    @Test func certificatesMustBeForSigning() throws {
+        for name in ["TEST-ONLY-issuer-nosign", "TEST-ONLY-eku-email"] {
+            let key = try IssuerTrust.privateKey(pemFile: Self.pki.appendingPathComponent("\(name).key.pem").path)
+            let x5c = try IssuerTrust.x5c(pemFile: Self.pki.appendingPathComponent("\(name)-chain.pem").path)
+            let id = "x509_hash:" + (try X509Chain(x5c: x5c)).leafHash
+            let object = try CompactJWS.sign(header: ["typ": "oauth-authz-req+jwt", "x5c": x5c], payload: Self.claims(id), key: key)
+            let why = refusal(object, id)
+            #expect(why?.contains("key usage") == true, Comment(rawValue: "\(name): \(why ?? "accepted")"))
+        }
+    }
+
+    @Test func haipLinksMustBeSigned() throws {
+        let link = "haip-vp://?client_id=redirect_uri%3Ahttps%3A%2F%2Frp.example%2Fcb&response_type=vp_token&response_mode=direct_post&response_uri=https%3A%2F%2Frp.example%2Fcb&nonce=n"
+        #expect(throws: OpenID4VPError.self) { try AuthorizationRequestReference(link) }
+        _ = try AuthorizationRequestReference("openid4vp://" + link.dropFirst("haip-vp://".count))
+    }
+}
+
+/// Issue 41: the relying party checks the response's state on direct_post too, not only on the
+/// encrypted path.
+@Suite struct ResponseStateTests {
+    static let request = #"{"client_id":"redirect_uri:https://rp.example/cb","nonce":"n","state":"s-1","dcql_query":{"credentials":[{"id":"pid","format":"dc+sd-jwt"}]}}"#
+
+    @Test func stateIsCheckedOnDirectPost() throws {
+        let verifier = try VPTokenVerifier(request: Self.request)
+        let token = #"{"pid":["x~"]}"#
+        let form = "vp_token=" + token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        #expect(try verifier.open(posted: form + "&state=s-1", state: nil)["pid"] == ["x~"])
+        #expect(try verifier.open(posted: token, state: "s-1")["pid"] == ["x~"])
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: form + "&state=s-2", state: nil) }
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: form, state: nil) }
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: token, state: nil) }
+        #expect(throws: OpenID4VPError.self) { try verifier.open(posted: token, state: "s-2") }
+        // A request without state: a response must not bring one.
+        let stateless = try VPTokenVerifier(request: Self.request.replacingOccurrences(of: #","state":"s-1""#, with: ""))
+        #expect(try stateless.open(posted: token, state: nil)["pid"] == ["x~"])
+        #expect(throws: OpenID4VPError.self) { try stateless.open(posted: form + "&state=x", state: nil) }
     }
 }

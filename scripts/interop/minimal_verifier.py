@@ -21,6 +21,7 @@ import secrets
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.parse
 
 
@@ -33,6 +34,9 @@ def main():
     parser.add_argument("--passport", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--claim", action="append", default=[])
+    # Tests of what the wallet prints: refuse every answer with this error_description, as a
+    # hostile verifier might.
+    parser.add_argument("--refuse-with")
     parser.add_argument("--encrypted", action="store_true")
     args = parser.parse_args()
 
@@ -43,6 +47,7 @@ def main():
     request = {
         "client_id": client_id, "response_type": "vp_token", "response_mode": "direct_post",
         "response_uri": response_uri, "nonce": secrets.token_urlsafe(16), "state": secrets.token_urlsafe(8),
+        "iat": int(time.time()), "exp": int(time.time()) + 600,
         "dcql_query": {"credentials": [{
             "id": "passport", "format": "dc+sd-jwt",
             "meta": {"vct_values": ["urn:passport-toolkit:vct:passport-derived:1"]},
@@ -86,9 +91,12 @@ def main():
 
         def do_POST(self):
             length = int(self.headers.get("Content-Length", "0"))
-            form = urllib.parse.parse_qs(self.rfile.read(min(length, 1 << 20)).decode("utf-8", "replace"))
+            body = self.rfile.read(min(length, 1 << 20)).decode("utf-8", "replace")
+            form = urllib.parse.parse_qs(body)
             if self.path != "/cb":
                 return self.send(404, '{"error":"not_found"}')
+            if args.refuse_with is not None:
+                return self.send(400, json.dumps({"error": "access_denied", "error_description": args.refuse_with}))
             if answered:
                 sys.stderr.write("verdict: refused: already answered\n")
                 return self.send(400, '{"error":"invalid_request"}')
@@ -96,12 +104,11 @@ def main():
                 token = (form.get("response") or [""])[0]
                 extra = ["--decryption-key", key_file.name]
             else:
-                token = (form.get("vp_token") or [""])[0]
+                # The form body as posted: verify-vp checks its state against the request's.
+                token = body
                 extra = []
-                if (form.get("state") or [""])[0] != request["state"]:
-                    sys.stderr.write("verdict: refused: wrong state\n")
-                    return self.send(400, '{"error":"invalid_request"}')
-            r = subprocess.run([args.passport, "verify-vp", token, "--request", request_file.name, "--json"] + extra,
+            # The toolkit's own presentations are self-issued: this verifier accepts level L1.
+            r = subprocess.run([args.passport, "verify-vp", token, "--request", request_file.name, "--json", "--require-level", "L1"] + extra,
                                capture_output=True, text=True, timeout=60)
             if r.returncode == 0:
                 answered.append(True)

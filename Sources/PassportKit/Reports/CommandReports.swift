@@ -193,7 +193,12 @@ public struct IssueReport: Codable, Sendable, Equatable {
     public let format: String
     public let holder: String
     public let verificationMethod: String
-    public let trustLevel: String
+    /// The level a verifier establishes at best: L1 self-issued, L2 issued by an institution
+    /// (for verifiers that trust it).
+    public let level: String
+    /// The institution's iss (null when self-issued) and the number of instances signed.
+    @NullEncoded public var issuer: String?
+    public let instances: Int
     public let claims: [String: JSONValue]
     public let prover: Prover
     /// The token, unless it was written to `out`.
@@ -204,7 +209,9 @@ public struct IssueReport: Codable, Sendable, Equatable {
         format = outcome.format.rawValue
         holder = outcome.holderDID
         verificationMethod = outcome.claims.verificationMethod
-        trustLevel = outcome.claims.trustLevel
+        level = outcome.level.rawValue
+        issuer = outcome.issuer
+        instances = outcome.instances
         claims = try JSONValue.object(outcome.claims.claims)
         prover = Prover(proof: outcome.proverFallbackReason == nil, reason: outcome.proverFallbackReason)
         credential = out == nil ? outcome.credential : nil
@@ -212,8 +219,8 @@ public struct IssueReport: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case ok, format, holder, claims, prover, credential, out
-        case verificationMethod = "verification_method", trustLevel = "trust_level"
+        case ok, format, holder, claims, prover, credential, out, level, issuer, instances
+        case verificationMethod = "verification_method"
     }
 }
 
@@ -225,8 +232,11 @@ public struct PresentReport: Codable, Sendable, Equatable {
     /// The pairwise DID the verifier sees.
     public let did: String
     public let disclosed: [String]
+    /// What the verifier will establish at best (L1 self-issued; L2 if it trusts the issuer).
+    public let level: String
 
-    public init(token: String, format: CredentialFormat, did: String, disclosed: Set<String>) {
+    public init(token: String, format: CredentialFormat, did: String, disclosed: Set<String>, level: TrustLevel) {
+        self.level = level.rawValue
         self.token = token
         self.format = format.rawValue
         self.did = did
@@ -236,17 +246,42 @@ public struct PresentReport: Codable, Sendable, Equatable {
 
 /// `passport verify-vp --json`.
 public struct PresentationReport: Codable, Sendable, Equatable {
-    public var ok = true
+    /// Signatures, binding and freshness hold and the level meets the required one.
+    public var ok: Bool
     public let format: String
     public let issuer: String
+    /// The level this verifier established (L1 self-issued, L2 trusted issuer) and the one it asked for.
+    public let level: String
+    public let levelName: String
+    public let requiredLevel: String
+    /// The issuer certificate's subject (L2), else null.
+    @NullEncoded public var issuerCertificate: String?
     public let claims: [String: JSONValue]
     @NullEncoded public var expires: String?
+    /// Why it is not accepted (null when ok).
+    @NullEncoded public var refusal: String?
 
-    public init(_ presentation: VerifiedPresentation) throws {
+    enum CodingKeys: String, CodingKey {
+        case ok, format, issuer, level, claims, expires, refusal
+        case levelName = "level_name", requiredLevel = "required_level", issuerCertificate = "issuer_certificate"
+    }
+
+    public init(_ presentation: VerifiedPresentation, required: TrustLevel) throws {
+        ok = presentation.meets(required)
         format = presentation.format.rawValue
         issuer = presentation.issuer
+        level = presentation.level.rawValue
+        levelName = presentation.level.name
+        requiredLevel = required.rawValue
+        issuerCertificate = presentation.issuerCertificate
         claims = try JSONValue.object(presentation.claims.map { ($0.key, $0.value) })
         expires = presentation.expiry.map(ReportEncoding.time)
+        refusal = ok ? nil : PresentationReport.refusal(presentation.level, required: required)
+    }
+
+    public static func refusal(_ level: TrustLevel, required: TrustLevel) -> String {
+        "level \(level.rawValue) (\(level.name)) is below the required \(required.rawValue)"
+            + (level == .L1 ? ": a self-issued credential is the holder's own word; accept it only with --require-level L1" : "")
     }
 }
 

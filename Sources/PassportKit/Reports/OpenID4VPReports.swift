@@ -1,3 +1,4 @@
+import Credentials
 /// `passport present --request … --json`: what was asked, by whom, what was sent, and the
 /// verifier's answer.
 public struct PresentRequestReport: Codable, Sendable, Equatable {
@@ -17,6 +18,8 @@ public struct PresentRequestReport: Codable, Sendable, Equatable {
     public var ok = true
     public let verifier: Verifier
     public let responseURI: String
+    /// What the verifier will establish at best (L1 self-issued; L2 if it trusts the issuer).
+    public var level = "L1"
     public let responseMode: String
     /// The JWE content encryption (direct_post.jwt only; null otherwise).
     @NullEncoded public var encryption: String?
@@ -30,12 +33,13 @@ public struct PresentRequestReport: Codable, Sendable, Equatable {
     @NullEncoded public var redirectURI: String?
 
     enum CodingKeys: String, CodingKey {
-        case ok, verifier, nonce, disclosed, did, sent, encryption
+        case ok, verifier, nonce, disclosed, did, sent, encryption, level
         case responseURI = "response_uri", responseMode = "response_mode", verifierStatus = "verifier_status", redirectURI = "redirect_uri"
     }
 
     public init(verifier: Verifier, responseURI: String, responseMode: String, encryption: String?, nonce: String,
-                disclosed: [String: [String]], did: String, sent: Bool, verifierStatus: Int?, redirectURI: String?) {
+                disclosed: [String: [String]], did: String, sent: Bool, verifierStatus: Int?, redirectURI: String?, level: TrustLevel = .L1) {
+        self.level = level.rawValue
         self.verifier = verifier
         self.responseURI = responseURI
         self.responseMode = responseMode
@@ -53,18 +57,29 @@ public struct PresentRequestReport: Codable, Sendable, Equatable {
 public struct VPTokenReport: Codable, Sendable, Equatable {
     public struct Presentation: Codable, Sendable, Equatable {
         public let issuer: String
+        public let level: String
+        @NullEncoded public var issuerCertificate: String?
         public let claims: [String: JSONValue]
-        public init(issuer: String, claims: [String: JSONValue]) {
+        enum CodingKeys: String, CodingKey { case issuer, level, claims, issuerCertificate = "issuer_certificate" }
+        public init(issuer: String, level: TrustLevel, issuerCertificate: String?, claims: [String: JSONValue]) {
             self.issuer = issuer
+            self.level = level.rawValue
+            self.issuerCertificate = issuerCertificate
             self.claims = claims
         }
     }
-    public var ok = true
+    /// Every presentation verified and at the required level.
+    public var ok: Bool
     public let clientID: String
     public let nonce: String
+    public let requiredLevel: String
     public let credentials: [String: [Presentation]]
-    enum CodingKeys: String, CodingKey { case ok, nonce, credentials, clientID = "client_id" }
-    public init(clientID: String, nonce: String, credentials: [String: [Presentation]]) {
+    @NullEncoded public var refusal: String?
+    enum CodingKeys: String, CodingKey { case ok, nonce, credentials, refusal, clientID = "client_id", requiredLevel = "required_level" }
+    public init(clientID: String, nonce: String, credentials: [String: [Presentation]], required: TrustLevel, refusal: String?) {
+        ok = refusal == nil
+        self.refusal = refusal
+        requiredLevel = required.rawValue
         self.clientID = clientID
         self.nonce = nonce
         self.credentials = credentials
