@@ -105,7 +105,7 @@ public final class KeyStore: @unchecked Sendable {
     }
 
     /// The pairwise file for `label`: named by the keyed hash; a file named by the unkeyed
-    /// SHA-256 (0.3.0 and earlier) is renamed to it when first used.
+    /// SHA-256 (as 0.2.0 named them) is renamed to it when first used.
     private func pairwiseFile(_ label: String) throws -> URL {
         let pairwise = folder.appendingPathComponent("pairwise")
         let keyed = pairwise.appendingPathComponent("\(try keyedName(label)).json")
@@ -212,11 +212,12 @@ public final class KeyStore: @unchecked Sendable {
     // MARK: Format
 
     /// The key-store format this release writes and the newest it reads. 0.2.0 wrote 1 in each
-    /// key file and no `format` file; from 0.3.0 on the folder's `format` file says it too, so
-    /// that an older release refuses a newer store before it reads or writes anything in it.
-    /// 2 (0.4.0): pairwise files named by HMAC with the store's `name.secret`; a store gets 2
-    /// when its secret is made, so that 0.3.0 refuses it instead of making new keys beside the
-    /// renamed ones. Key files still say 1 (their content did not change).
+    /// key file and no `format` file (and cannot refuse anything newer); from 0.3.0 on the
+    /// folder's `format` file says it, so that an older release refuses a newer store before it
+    /// reads or writes anything in it.
+    /// 2 (0.3.0): pairwise files named by HMAC with the store's `name.secret`; a store gets 2
+    /// when its secret is made, so that a release that knows only 1 refuses it instead of making
+    /// new keys beside the renamed ones. Key files still say 1 (their content did not change).
     public static let formatVersion = 2
     static let keyFileVersion = 1
     private var formatFile: URL { folder.appendingPathComponent("format") }

@@ -42,7 +42,7 @@ public struct DerivedClaims: @unchecked Sendable {
     }
 
     /// Rebuilds the claims from a credential's claim map (a `trust_level` claim written by
-    /// 0.3.0 and earlier is ignored: the level is the verifier's to establish).
+    /// 0.2.0 is ignored: the level is the verifier's to establish).
     public init(claims: [String: Any], expiry: Date) throws {
         guard let age = claims["age_over_18"] as? Bool, let human = claims["is_human"] as? Bool,
               let method = claims["verification_method"] as? String else {
