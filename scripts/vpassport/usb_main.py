@@ -168,7 +168,10 @@ def cmd_start(argv):
     stop_pcscd()
     os.makedirs("/run/pcscd", exist_ok=True)
     with open(path("pcscd.log"), "w") as log, open(os.devnull) as null:
-        pcscd = subprocess.Popen(["pcscd", "-f", "-d"], stdin=null, stdout=log, stderr=subprocess.STDOUT,
+        # Debian 13's pcscd asks polkit about each client; the test stack goes without it.
+        help_text = subprocess.run(["pcscd", "--help"], capture_output=True, text=True)
+        polkit = ["--disable-polkit"] if "--disable-polkit" in help_text.stdout + help_text.stderr else []
+        pcscd = subprocess.Popen(["pcscd", "-f", "-d"] + polkit, stdin=null, stdout=log, stderr=subprocess.STDOUT,
                                  env=dict(os.environ, LD_PRELOAD=shim, PASSPORT_USB_SOCKET=socket_path), start_new_session=True)
     with open(path("pcscd.pid"), "w") as f:
         f.write("%d\n" % pcscd.pid)
