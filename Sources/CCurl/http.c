@@ -118,7 +118,8 @@ void passport_http_perform(const passport_http_request *request, passport_http_r
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     if (request->post) {
         curl_easy_setopt(curl, CURLOPT_POST, 1L);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)request->body);
+        // Never NULL: libcurl would then read the body from stdin.
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request->body != NULL ? (const char *)request->body : "");
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
     }
     if (request->extra_anchors_pem != NULL && request->extra_anchors_length > 0) {
