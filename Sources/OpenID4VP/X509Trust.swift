@@ -115,19 +115,7 @@ public struct X509Chain: @unchecked Sendable {
         return (key, Self.subject(leaf), names, Self.uris(leaf))
     }
 
-    static func uris(_ cert: OpaquePointer) -> [String] {
-        guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return [] }
-        let names = OpaquePointer(raw)
-        defer { GENERAL_NAMES_free(names) }
-        var out: [String] = []
-        for index in 0..<OPENSSL_sk_num(names) {
-            guard let entry = OPENSSL_sk_value(names, index)?.assumingMemoryBound(to: GENERAL_NAME.self) else { continue }
-            if entry.pointee.type == GEN_URI, let ia5 = entry.pointee.d.uniformResourceIdentifier, let data = ASN1_STRING_get0_data(ia5) {
-                out.append(String(decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(ia5))), as: UTF8.self))
-            }
-        }
-        return out
-    }
+    static func uris(_ cert: OpaquePointer) -> [String] { alternativeNames(cert, type: GEN_URI) }
 
     static func subject(_ cert: OpaquePointer) -> String {
         guard let name = X509_get_subject_name(cert), let text = X509_NAME_oneline(name, nil, 0) else { return "(no subject)" }
@@ -135,16 +123,18 @@ public struct X509Chain: @unchecked Sendable {
         return String(cString: text)
     }
 
-    static func dnsNames(_ cert: OpaquePointer) -> [String] {
+    static func dnsNames(_ cert: OpaquePointer) -> [String] { alternativeNames(cert, type: GEN_DNS) }
+
+    /// The subject alternative names of one type (GEN_DNS, GEN_URI: both IA5 strings).
+    private static func alternativeNames(_ cert: OpaquePointer, type: Int32) -> [String] {
         guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return [] }
         let names = OpaquePointer(raw)
         defer { GENERAL_NAMES_free(names) }
         var out: [String] = []
         for index in 0..<OPENSSL_sk_num(names) {
-            guard let entry = OPENSSL_sk_value(names, index)?.assumingMemoryBound(to: GENERAL_NAME.self) else { continue }
-            if entry.pointee.type == GEN_DNS, let ia5 = entry.pointee.d.dNSName, let data = ASN1_STRING_get0_data(ia5) {
-                out.append(String(decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(ia5))), as: UTF8.self))
-            }
+            guard let entry = OPENSSL_sk_value(names, index)?.assumingMemoryBound(to: GENERAL_NAME.self), entry.pointee.type == type,
+                  let ia5 = entry.pointee.d.ia5, let data = ASN1_STRING_get0_data(ia5) else { continue }
+            out.append(String(decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(ia5))), as: UTF8.self))
         }
         return out
     }
