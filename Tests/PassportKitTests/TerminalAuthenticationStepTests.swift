@@ -83,11 +83,15 @@ import TestSupport
         bench.complete()
     }
 
-    @Test func theChainGoesFromTheChipsTrustPointThenTheTerminalSigns() throws {
+    /// The chain from the chip's trust point, then the terminal's signature. EF.CVCA comes by its
+    /// short identifier, or, on a chip that refuses that (6F00, as one independent chip does),
+    /// selected by 011C and read.
+    @Test(arguments: [nil, StatusWord(0x6F00)])
+    func theChainGoesFromTheChipsTrustPointThenTheTerminalSigns(shortIdentifierRefusal: StatusWord?) throws {
         let bench = ReaderBench()
         let session = try Self.authenticatedSession(bench)
         let credentials = try Self.credentials("terminal")
-        Self.expectChain(bench.chip, credentials)
+        Self.expectChain(bench.chip, credentials, shortIdentifierRefusal: shortIdentifierRefusal)
         bench.chip.expectFile(.dataGroup(3), Self.dg3)
         bench.chip.expectWithheld(.dataGroup(4), .securityStatusNotSatisfied)
         try session.readProtectedFiles(com: Self.com, credentials: credentials)
@@ -98,23 +102,6 @@ import TestSupport
         #expect(session.files[.dataGroup(3)] == Self.dg3)
         // The CHAT grants DG4; the chip's refusal then comes from the DV's or CVCA's limits.
         #expect(session.unavailable[.dataGroup(4)]?.hasPrefix("protected by EAC: refused after terminal authentication") == true)
-        bench.complete()
-    }
-
-    /// EF.CVCA on a chip that refuses its short identifier (6F00, as one independent chip does):
-    /// selected by 011C and read, and terminal authentication goes on.
-    @Test func efCVCAIsSelectedWhenTheShortIdentifierIsRefused() throws {
-        let bench = ReaderBench()
-        let session = try Self.authenticatedSession(bench)
-        let credentials = try Self.credentials("terminal")
-        Self.expectChain(bench.chip, credentials, shortIdentifierRefusal: StatusWord(0x6F00))
-        bench.chip.expectFile(.dataGroup(3), Self.dg3)
-        bench.chip.expectWithheld(.dataGroup(4), .securityStatusNotSatisfied)
-        try session.readProtectedFiles(com: Self.com, credentials: credentials)
-        let outcome = try #require(session.terminalAuthentication)
-        #expect(outcome.status == "passed")
-        #expect(outcome.chipTrustPoints == ["UTCVCA00001"])
-        #expect(session.files[.dataGroup(3)] == Self.dg3)
         bench.complete()
     }
 
