@@ -162,16 +162,18 @@ import TestSupport
     @Test(arguments: CredentialFormat.allCases)
     func presentationsToTwoAudiencesAreUnlinkable(format: CredentialFormat) throws {
         let disclose: Set = ["age_over_18", "is_human", "verification_method"]
-        // Presentations made at different moments (a verifier pair sees different times anyway).
+        // Presentations made at different moments (a verifier pair sees different times anyway),
+        // from one reading of the clock, so that the day below is the first one's even at midnight.
+        let now = Date()
         let a = try PassportCredential.present(claims, format: format, disclose: disclose, audience: "https://a.example", nonce: "n",
-                                               key: try P256PrivateKey(), now: Date())
+                                               key: try P256PrivateKey(), now: now)
         let b = try PassportCredential.present(claims, format: format, disclose: disclose, audience: "https://b.example", nonce: "n",
-                                               key: try P256PrivateKey(), now: Date().addingTimeInterval(7))
+                                               key: try P256PrivateKey(), now: now.addingTimeInterval(7))
         let shared = Self.values(in: a).intersection(Self.values(in: b))
         // What may coincide: the disclosed claim values and fixed protocol strings.
         // The day of issuance and its end of validity are shared by everyone presenting that day;
         // the passport's expiry is not among them (it is not presented).
-        let day = PassportCredential.issuanceDay(Date())
+        let day = PassportCredential.issuanceDay(now)
         let allowed: Set = ["true", "1", "NFC Verified", "ES256", "dc+sd-jwt", "kb+jwt", "JWT", "sha-256", "n",
                             "EC", "P-256", PassportCredential.vct, "VerifiableCredential", "VerifiablePresentation",
                             "PassportDerivedCredential", "https://www.w3.org/2018/credentials/v1",

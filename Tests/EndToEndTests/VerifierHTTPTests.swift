@@ -45,7 +45,9 @@ import TestSupport
     func serve(_ mode: String) throws -> (BackgroundProcess, Int) {
         let process = try BackgroundProcess("/usr/bin/python3", [Self.server, "serve", pki.path, mode], folder: home,
                                             name: "server-\(mode)-\(UUID().uuidString.prefix(6))", environment: ["PYTHONUNBUFFERED": "1"])
-        for _ in 0..<200 {
+        // Up to 60 s for Python to start and listen: a slow or busy machine is not a failure.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
             if let line = process.stdout.split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }), let port = Int(line.dropFirst(5)) {
                 return (process, port)
             }
@@ -73,7 +75,8 @@ import TestSupport
 
                 """.utf8).write(to: config)
             let process = try BackgroundProcess(Self.tinyproxy, ["-d", "-c", config.path], folder: home, name: "tinyproxy-\(port)")
-            for _ in 0..<100 {
+            let deadline = Date().addingTimeInterval(30) // a loaded machine may be slow to start it
+            while Date() < deadline {
                 if !process.isRunning { break }
                 if (try? String(contentsOf: log, encoding: .utf8))?.contains("listening on") == true
                     || Self.accepts(port: port) { return (process, port, log) }
