@@ -155,5 +155,3 @@ void passport_http_response_free(passport_http_response *response) {
     response->content_type = NULL;
     response->body = NULL;
 }
-
-const char *passport_http_version(void) { return curl_version(); }

@@ -40,9 +40,6 @@ public struct VerifierHTTP: Sendable {
         self.connectTimeout = connectTimeout
     }
 
-    /// The library doing the work, as it names itself ("libcurl/7.88.1 OpenSSL/3.0.…").
-    public static var libraryVersion: String { String(cString: passport_http_version()) }
-
     public func get(_ url: URL, accept: String, step: String) throws -> Response {
         try send(url, post: false, headers: ["Accept: \(accept)"], body: [], step: step)
     }

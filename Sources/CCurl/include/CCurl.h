@@ -45,7 +45,5 @@ typedef struct {
 /// Performs the exchange; `response` is always filled, free it with passport_http_response_free.
 void passport_http_perform(const passport_http_request *request, passport_http_response *response);
 void passport_http_response_free(passport_http_response *response);
-/// libcurl's version text ("libcurl/7.88.1 OpenSSL/3.0.x …").
-const char *passport_http_version(void);
 
 #endif
