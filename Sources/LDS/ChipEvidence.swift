@@ -86,10 +86,25 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
         }
     }
 
+    /// Where the list of data groups came from, recorded only when it was not EF.COM: a chip
+    /// without a readable EF.COM is read through EF.SOD's list of data-group hashes.
+    public struct DataGroupList: Codable, Sendable, Equatable {
+        /// "EF.SOD".
+        public var source: String
+        /// Why EF.COM was not used (absent, refused, or not an EF.COM).
+        public var comProblem: String
+        public init(source: String, comProblem: String) {
+            self.source = source
+            self.comProblem = comProblem
+        }
+        enum CodingKeys: String, CodingKey { case source, comProblem = "com_problem" }
+    }
+
     public var activeAuthentication: ActiveAuthentication?
     public var chipAuthentication: ChipAuthentication?
     public var accessControl: AccessControl?
     public var terminalAuthentication: TerminalAuthentication?
+    public var dataGroupList: DataGroupList?
 
     public init(activeAuthentication: ActiveAuthentication? = nil, chipAuthentication: ChipAuthentication? = nil,
                 accessControl: AccessControl? = nil) {
@@ -101,6 +116,7 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case activeAuthentication = "active_authentication", chipAuthentication = "chip_authentication"
         case accessControl = "access_control", terminalAuthentication = "terminal_authentication"
+        case dataGroupList = "data_group_list"
     }
 
     /// Reads evidence.json; a file that is not this shape is an error naming it.

@@ -187,12 +187,12 @@ public final class PassportReader {
         session.resumeWait = resumeWait
         try session.authenticateChipByPACEMapping()
         try session.selectApplicationAfterPACE()
-        let com = try session.readCOM()
+        let listed = try session.readDataGroupList()
         // DG14 first: chip authentication replaces the session keys before the rest is read.
-        try session.authenticateChip(com: com)
-        try session.readRemainingFiles(com: com)
+        try session.authenticateChip(listed: listed)
+        try session.readRemainingFiles(listed: listed)
         session.authenticateActively()
-        try session.readProtectedFiles(com: com, credentials: terminalCredentials)
+        try session.readProtectedFiles(listed: listed, credentials: terminalCredentials)
         return session.contents(readerName: channel.transport.readerName, apdus: channel.apduCount - startCount,
                                 seconds: Date().timeIntervalSince(started))
     }

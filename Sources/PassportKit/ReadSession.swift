@@ -30,6 +30,8 @@ final class ReadSession {
     /// What binds terminal authentication to this session, once chip authentication (or
     /// PACE-CAM) has passed in it.
     var terminalBinding: TerminalAuthenticationBinding?
+    /// Set when the data groups were listed by EF.SOD because EF.COM was missing or malformed.
+    var dataGroupList: ChipEvidence.DataGroupList?
     /// Terminal authentication's outcome, when the chip lists DG3 or DG4.
     var terminalAuthentication: ChipEvidence.TerminalAuthentication?
     /// Seconds to wait for the passport to come back when it leaves the reader mid-file (0: fail).
@@ -175,6 +177,7 @@ final class ReadSession {
                 keyID: chipAuthenticationProtocol?.keyID, detail: chipAuthentication.detail)
         }
         evidence.terminalAuthentication = terminalAuthentication
+        evidence.dataGroupList = dataGroupList
         evidence.accessControl = ChipEvidence.AccessControl(used: gained.protocolName, paceOffered: paceFallback?.offered,
                                                             paceFailure: paceFallback?.failure)
         return evidence

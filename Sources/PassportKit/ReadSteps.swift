@@ -31,31 +31,50 @@ extension ReadSession {
         try AccessControl.selectApplication(over: stack.secure)
     }
 
-    // MARK: EF.COM
+    // MARK: the list of data groups
 
-    /// EF.COM, which lists the data groups; a chip without it is no passport.
-    func readCOM() throws -> EFCOM {
+    /// The data groups the chip holds. EF.COM lists them, but it is not signed and some chips
+    /// (ID cards above all) have none or answer with something else: then EF.SOD, which is signed
+    /// and hashes every data group, is read first and its list is used; the report says so.
+    func readDataGroupList() throws -> [LDSFile] {
         try readFile(.com)
-        guard let bytes = files[.com] else { throw ScanError.missingRequiredFile(.com) }
-        do { return try EFCOM(bytes: bytes) } catch {
-            throw ScanError.malformedFile(file: .com, cause: String(describing: error))
+        if let bytes = files[.com] {
+            do { return try EFCOM(bytes: bytes).dataGroups } catch {
+                files[.com] = nil
+                statistics[.com] = nil
+                unavailable[.com] = "not an EF.COM (\(error))"
+            }
+        }
+        try readFile(.sod)
+        guard let sod = files[.sod] else {
+            throw ScanError.missingRequiredFile(.sod, reason: "nothing lists the data groups: EF.COM \(unavailable[.com] ?? "missing"), EF.SOD \(unavailable[.sod] ?? "missing")")
+        }
+        do {
+            let listed = try SecurityObject(bytes: sod).dataGroupHashes.keys.sorted().map(LDSFile.dataGroup)
+            dataGroupList = ChipEvidence.DataGroupList(source: "EF.SOD", comProblem: unavailable[.com] ?? "?")
+            return listed
+        } catch {
+            throw ScanError.malformedFile(file: .sod, cause: "\(error) (EF.COM is missing too, so nothing lists the data groups)")
         }
     }
+
+    /// "EF.COM" or "EF.SOD": what the list of data groups came from, for messages.
+    var listSource: String { dataGroupList?.source ?? "EF.COM" }
 
     // MARK: chip authentication
 
     /// Chip authentication with DG14's key, unless PACE-CAM has authenticated the chip already.
-    /// DG14 is looked for even when EF.COM omits it (some chips list it only in EF.SOD, or
+    /// DG14 is looked for even when the list omits it (some chips list it only in EF.SOD, or
     /// nowhere); a chip that lists DG14 and withholds it must not escape chip authentication.
-    func authenticateChip(com: EFCOM) throws {
+    func authenticateChip(listed: [LDSFile]) throws {
         guard chipAuthentication != .passed else { return }
         try readFile(.dataGroup(14))
-        if !com.dataGroups.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
+        if !listed.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
         if let dg14 = files[.dataGroup(14)] {
             chipAuthenticationMethod = .chipAuthentication
-            try runChipAuthentication(dg14: dg14, provenBy: com.dataGroups.sorted().first { $0 != .dataGroup(14) } ?? .sod)
+            try runChipAuthentication(dg14: dg14, provenBy: listed.sorted().first { $0 != .dataGroup(14) && files[$0] == nil } ?? .sod)
         } else if let reason = unavailable[.dataGroup(14)] {
-            chipAuthentication = .failed("EF.COM lists DG14 but the chip did not give it: \(reason)")
+            chipAuthentication = .failed("\(listSource) lists DG14 but the chip did not give it: \(reason)")
         }
     }
 
@@ -136,25 +155,25 @@ extension ReadSession {
 
     // MARK: the other files
 
-    /// Every data group EF.COM lists and not read yet, DG15 even when unlisted (it decides active
+    /// Every data group listed and not read yet, DG15 even when unlisted (it decides active
     /// authentication), then EF.SOD; fails when a file every passport has is missing.
-    func readRemainingFiles(com: EFCOM) throws {
-        for file in com.dataGroups.sorted() where files[file] == nil && unavailable[file] == nil && !Self.extendedAccessControl.contains(file) {
+    func readRemainingFiles(listed: [LDSFile]) throws {
+        for file in listed.sorted() where files[file] == nil && unavailable[file] == nil && !Self.extendedAccessControl.contains(file) {
             try readFile(file)
         }
-        if !com.dataGroups.contains(.dataGroup(15)) {
+        if !listed.contains(.dataGroup(15)) {
             try readFile(.dataGroup(15))
             unavailable[.dataGroup(15)] = nil // an unlisted file that is absent is no finding
         }
-        try readFile(.sod)
-        try requireMandatoryFiles(com: com)
+        if files[.sod] == nil { try readFile(.sod) }
+        try requireMandatoryFiles(listed: listed)
     }
 
     /// ICAO 9303-10: every eMRTD holds DG1 (the MRZ) and DG2 (the face); a dump without them is
-    /// not a passport's contents, whatever the chip says (DG2 only when EF.COM lists it).
-    private func requireMandatoryFiles(com: EFCOM) throws {
+    /// not a passport's contents, whatever the chip says (DG2 only when it is listed).
+    private func requireMandatoryFiles(listed: [LDSFile]) throws {
         for required in [LDSFile.sod, .dataGroup(1), .dataGroup(2)] where files[required] == nil {
-            if required == .dataGroup(2) && !com.dataGroups.contains(.dataGroup(2)) { continue }
+            if required == .dataGroup(2) && !listed.contains(.dataGroup(2)) { continue }
             throw ScanError.missingRequiredFile(required, reason: unavailable[required])
         }
     }
@@ -166,7 +185,7 @@ extension ReadSession {
     /// reader cannot run is "not supported", not a failure of the chip.
     func authenticateActively() {
         if let reason = unavailable[.dataGroup(15)] {
-            activeAuthentication = .failed("EF.COM lists DG15 but the chip did not give it: \(reason)")
+            activeAuthentication = .failed("\(listSource) lists DG15 but the chip did not give it: \(reason)")
         }
         guard let dg15 = files[.dataGroup(15)] else { return }
         do {

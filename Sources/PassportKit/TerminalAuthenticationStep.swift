@@ -10,8 +10,8 @@ import LDS
 extension ReadSession {
     static let extendedAccessControl: Set<LDSFile> = [.dataGroup(3), .dataGroup(4)]
 
-    func readProtectedFiles(com: EFCOM, credentials: TerminalCredentials?) throws {
-        let protected = com.dataGroups.sorted().filter(Self.extendedAccessControl.contains)
+    func readProtectedFiles(listed: [LDSFile], credentials: TerminalCredentials?) throws {
+        let protected = listed.sorted().filter(Self.extendedAccessControl.contains)
         guard !protected.isEmpty else { return }
         guard let credentials else {
             terminalAuthentication = .init(status: "not_attempted", detail: "no inspection system certificate given (--eac DIR)")

@@ -198,6 +198,9 @@ struct ScanCommand: ParsableCommand {
         for (file, reason) in contents.unavailable.sorted(by: { $0.key < $1.key }) {
             print("  Not read       \(file.name): \(reason)")
         }
+        if let list = contents.evidence.dataGroupList {
+            print("  Data groups    listed by \(list.source), since EF.COM was \(list.comProblem)")
+        }
         if let fallback = contents.paceFallback {
             print("  PACE           offered (\(fallback.offered)) but failed: \(fallback.failure); BAC was used")
         }

@@ -419,31 +419,81 @@ enum ICAO {
     }
 }
 
-// MARK: - EF.COM
+// MARK: - EF.COM, or EF.SOD's list without it
 
-@Suite struct EFCOMStep {
-    @Test func readsTheListOfDataGroups() throws {
+@Suite struct DataGroupListStep {
+    @Test func efCOMListsTheDataGroups() throws {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         bench.chip.expectFile(.com, ReadTestData.com([0x61, 0x75, 0x6F]))
-        #expect(try session.readCOM().dataGroups == [.dataGroup(1), .dataGroup(2), .dataGroup(15)])
+        #expect(try session.readDataGroupList() == [.dataGroup(1), .dataGroup(2), .dataGroup(15)])
+        #expect(session.evidence().dataGroupList == nil)
         bench.complete()
     }
 
-    @Test func withoutEFCOMThereIsNoPassport() throws {
+    /// The fixture passport's EF.SOD hashes DG1, DG2, DG11, DG12, DG14 and DG15.
+    static let sodList: [LDSFile] = [1, 2, 11, 12, 14, 15].map(LDSFile.dataGroup)
+
+    @Test func withoutEFCOMTheSignedListOfEFSODIsUsed() throws {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         bench.chip.expectWithheld(.com, .fileNotFound)
-        #expect(throws: ScanError.missingRequiredFile(.com)) { try session.readCOM() }
+        bench.chip.expectFile(.sod, try ReadTestData.fixture("passport/SOD.bin"))
+        #expect(try session.readDataGroupList() == Self.sodList)
+        #expect(session.evidence().dataGroupList == ChipEvidence.DataGroupList(source: "EF.SOD", comProblem: "not readable (6A82 (file not found))"))
+        #expect(session.unavailable[.com] == "not readable (6A82 (file not found))")
         bench.complete()
     }
 
-    @Test func aMalformedEFCOMEndsTheScan() throws {
+    @Test func anEFCOMThatIsNotOneIsSetAsideAndEFSODListsTheDataGroups() throws {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         bench.chip.expectFile(.com, hex("6102 5C00"))
+        bench.chip.expectFile(.sod, try ReadTestData.fixture("passport/SOD.bin"))
+        #expect(try session.readDataGroupList() == Self.sodList)
         let cause = String(describing: TLVError.unexpectedTag(expected: 0x60, found: 0x61))
-        #expect(throws: ScanError.malformedFile(file: .com, cause: cause)) { try session.readCOM() }
+        #expect(session.files[.com] == nil, "a file that is not an EF.COM is not saved as one")
+        #expect(session.evidence().dataGroupList?.comProblem == "not an EF.COM (\(cause))")
+        bench.complete()
+    }
+
+    @Test func withoutEFCOMAndEFSODNothingListsTheDataGroups() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        bench.chip.expectWithheld(.com, .fileNotFound)
+        bench.chip.expectWithheld(.sod, .fileNotFound)
+        #expect(throws: ScanError.missingRequiredFile(.sod, reason: "nothing lists the data groups: EF.COM not readable (6A82 (file not found)), EF.SOD not readable (6A82 (file not found))")) {
+            try session.readDataGroupList()
+        }
+        bench.complete()
+    }
+
+    @Test func aMalformedEFSODWithoutEFCOMEndsTheScan() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        bench.chip.expectWithheld(.com, .fileNotFound)
+        bench.chip.expectFile(.sod, hex("7703 020100"))
+        #expect { try session.readDataGroupList() } throws: { error in
+            guard case .malformedFile(.sod, let cause)? = error as? ScanError else { return false }
+            return cause.hasSuffix("(EF.COM is missing too, so nothing lists the data groups)")
+        }
+        bench.complete()
+    }
+
+    /// EF.SOD, read first for its list, is not read again at the end.
+    @Test func efSODReadForTheListIsNotReadTwice() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        let sod = try ReadTestData.fixture("passport/SOD.bin")
+        bench.chip.expectWithheld(.com, .fileNotFound)
+        bench.chip.expectFile(.sod, sod)
+        let listed = try session.readDataGroupList()
+        let dg1 = ReadTestData.file(tag: 0x61, count: 40)
+        bench.chip.expectFile(.dataGroup(1), dg1)
+        bench.chip.expectFile(.dataGroup(2), ReadTestData.file(tag: 0x75, count: 300))
+        for number in [11, 12, 15] { bench.chip.expectWithheld(.dataGroup(number), .fileNotFound) }
+        try session.readRemainingFiles(listed: listed.filter { $0 != .dataGroup(14) })
+        #expect(session.files[.sod] == sod && session.files[.dataGroup(1)] == dg1)
         bench.complete()
     }
 }
@@ -478,7 +528,7 @@ enum ICAO {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         bench.chip.expectWithheld(.dataGroup(14), .fileNotFound)
-        try session.authenticateChip(com: try EFCOM(bytes: ReadTestData.com([0x61])))
+        try session.authenticateChip(listed: try EFCOM(bytes: ReadTestData.com([0x61])).dataGroups)
         #expect(session.chipAuthentication == .notSupported("the chip has no DG14"))
         #expect(session.unavailable.isEmpty, "an unlisted DG14 that is absent is no finding")
         bench.complete()
@@ -488,7 +538,7 @@ enum ICAO {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         bench.chip.expectWithheld(.dataGroup(14), .securityStatusNotSatisfied)
-        try session.authenticateChip(com: try Self.comWithDG14())
+        try session.authenticateChip(listed: try Self.comWithDG14().dataGroups)
         #expect(session.chipAuthentication == .failed("EF.COM lists DG14 but the chip did not give it: "
             + "access denied (6982 (security status not satisfied)); this file needs Extended Access Control"))
         bench.complete()
@@ -501,7 +551,7 @@ enum ICAO {
         bench.chip.expectFile(.dataGroup(14), dg14)
         try Self.expectChipAuthentication(on: bench.chip)
         bench.chip.expectFile(.dataGroup(1), dg1, chunk: 223)
-        try session.authenticateChip(com: try Self.comWithDG14())
+        try session.authenticateChip(listed: try Self.comWithDG14().dataGroups)
         #expect(session.chipAuthentication == .passed)
         #expect(session.files[.dataGroup(1)] == dg1)
         #expect(session.stack.secure.suite == .aes, "the rest is read under the CA session")
@@ -520,7 +570,7 @@ enum ICAO {
         try bench.chip.expectBAC(ReadTestData.accessKey)
         try Self.expectChipAuthentication(on: bench.chip)
         bench.chip.expectFile(.dataGroup(1), dg1, chunk: 223)
-        try session.authenticateChip(com: try Self.comWithDG14())
+        try session.authenticateChip(listed: try Self.comWithDG14().dataGroups)
         #expect(session.chipAuthentication == .passed)
         #expect(session.files[.dataGroup(1)] == dg1)
         // Named as what it is, not as a lost read of DG1 (which was not being read).
@@ -538,7 +588,7 @@ enum ICAO {
             try Self.expectChipAuthentication(on: bench.chip, refusal: StatusWord(0x6A80))
             try bench.chip.expectBAC(ReadTestData.accessKey)
         }
-        try session.authenticateChip(com: try Self.comWithDG14())
+        try session.authenticateChip(listed: try Self.comWithDG14().dataGroups)
         #expect(session.chipAuthentication == .failed("Chip authentication: the chip answered 6A80 (incorrect data) to GENERAL AUTHENTICATE (twice); "
             + "a chip whose DG14 offers chip authentication must perform it"))
         #expect(session.files[.dataGroup(1)] == nil, "DG1 is read later, in the new session")
@@ -562,7 +612,7 @@ enum ICAO {
             bench.chip.expectSecure(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x01]), bare: StatusWord(0x6985))
             try bench.chip.expectBAC(ReadTestData.accessKey)
         }
-        try session.authenticateChip(com: try Self.comWithDG14())
+        try session.authenticateChip(listed: try Self.comWithDG14().dataGroups)
         #expect(session.chipAuthentication == .failed("chip authentication failed: the chip answered the first command under the new keys "
             + "without secure messaging (6985 (conditions of use not satisfied)) (twice)"))
         #expect(session.unavailable[.dataGroup(1)] == nil, "a bare status word is no evidence that DG1 is absent")
@@ -575,7 +625,7 @@ enum ICAO {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         session.chipAuthentication = .passed
-        try session.authenticateChip(com: try Self.comWithDG14())
+        try session.authenticateChip(listed: try Self.comWithDG14().dataGroups)
         #expect(session.chipAuthentication == .passed)
         bench.complete()
     }
@@ -675,7 +725,7 @@ enum ICAO {
         bench.chip.expectFile(.dataGroup(2), Self.dg2)
         bench.chip.expectWithheld(.dataGroup(15), .fileNotFound)
         bench.chip.expectFile(.sod, Self.sod)
-        try session.readRemainingFiles(com: try EFCOM(bytes: ReadTestData.com([0x63, 0x75, 0x61])))
+        try session.readRemainingFiles(listed: try EFCOM(bytes: ReadTestData.com([0x63, 0x75, 0x61])).dataGroups)
         #expect(session.files.keys.sorted() == [.dataGroup(1), .dataGroup(2), .sod])
         #expect(session.unavailable.isEmpty, "an unlisted DG15 that is absent is no finding")
         bench.complete()
@@ -688,7 +738,7 @@ enum ICAO {
         bench.chip.expectWithheld(.dataGroup(15), .fileNotFound)
         bench.chip.expectFile(.sod, Self.sod)
         #expect(throws: ScanError.missingRequiredFile(.dataGroup(1), reason: "not readable (6A82 (file not found))")) {
-            try session.readRemainingFiles(com: try EFCOM(bytes: ReadTestData.com([0x61])))
+            try session.readRemainingFiles(listed: try EFCOM(bytes: ReadTestData.com([0x61])).dataGroups)
         }
         bench.complete()
     }
@@ -701,7 +751,7 @@ enum ICAO {
         bench.chip.expectWithheld(.sod, .securityStatusNotSatisfied)
         let reason = "access denied (6982 (security status not satisfied)); this file needs Extended Access Control"
         #expect(throws: ScanError.missingRequiredFile(.sod, reason: reason)) {
-            try session.readRemainingFiles(com: try EFCOM(bytes: ReadTestData.com([0x61])))
+            try session.readRemainingFiles(listed: try EFCOM(bytes: ReadTestData.com([0x61])).dataGroups)
         }
         bench.complete()
     }

@@ -85,6 +85,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
     @NullEncoded public var paceFallback: PACEFallback?
     /// Terminal authentication (as in evidence.json); null when the chip lists no DG3 or DG4.
     @NullEncoded public var terminalAuthentication: ChipEvidence.TerminalAuthentication?
+    /// Set when EF.COM was missing or malformed and EF.SOD listed the data groups.
+    @NullEncoded public var dataGroupList: ChipEvidence.DataGroupList?
     public let document: DocumentReport
 
     /// `ok` is false when passive authentication failed or the chip failed chip or active
@@ -108,6 +110,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         chipAuthenticationMethod = contents.chipAuthenticationMethod
         paceFallback = contents.paceFallback
         terminalAuthentication = contents.evidence.terminalAuthentication
+        dataGroupList = contents.evidence.dataGroupList
         document = details.report
     }
 
@@ -117,7 +120,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         case chipAuthentication = "chip_authentication", activeAuthentication = "active_authentication"
         case passiveAuthentication = "passive_authentication"
         case chipAuthenticationMethod = "chip_authentication_method", paceFallback = "pace_fallback"
-        case terminalAuthentication = "terminal_authentication"
+        case terminalAuthentication = "terminal_authentication", dataGroupList = "data_group_list"
     }
 
     /// The document report's keys sit beside the scan's own.
@@ -139,6 +142,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         try container.encode(_chipAuthenticationMethod, forKey: .chipAuthenticationMethod)
         try container.encode(_paceFallback, forKey: .paceFallback)
         try container.encode(_terminalAuthentication, forKey: .terminalAuthentication)
+        try container.encode(_dataGroupList, forKey: .dataGroupList)
     }
 
     public init(from decoder: Decoder) throws {
@@ -158,6 +162,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         _chipAuthenticationMethod = try container.decode(NullEncoded<ChipAuthenticationMethod>.self, forKey: .chipAuthenticationMethod)
         _paceFallback = try container.decode(NullEncoded<PACEFallback>.self, forKey: .paceFallback)
         _terminalAuthentication = try container.decode(NullEncoded<ChipEvidence.TerminalAuthentication>.self, forKey: .terminalAuthentication)
+        _dataGroupList = try container.decode(NullEncoded<ChipEvidence.DataGroupList>.self, forKey: .dataGroupList)
         document = try DocumentReport(from: decoder)
     }
 }
