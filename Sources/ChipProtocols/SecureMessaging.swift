@@ -82,6 +82,12 @@ public final class SecureMessagingChannel: CardChannel {
     public private(set) var ssc: [UInt8]
     /// True when the last answer was a bare status word, without secure messaging objects.
     public private(set) var lastAnswerWasPlain = false
+    /// Answers whose MAC verified under these keys: after chip authentication, only such an
+    /// answer proves that the chip derived the same keys.
+    public private(set) var authenticatedAnswers = 0
+    /// The first answer's status word, when it came without secure messaging.
+    public private(set) var firstAnswerPlainStatus: StatusWord?
+    private var answers = 0
 
     public init(over inner: CardChannel, keys: SessionKeys, ssc: [UInt8]) {
         precondition(ssc.count == keys.blockSize)
@@ -131,6 +137,8 @@ public final class SecureMessagingChannel: CardChannel {
     public func unwrap(_ response: ResponseAPDU) throws -> ResponseAPDU {
         increment(&ssc)
         lastAnswerWasPlain = response.data.isEmpty
+        answers += 1
+        if answers == 1 && response.data.isEmpty { firstAnswerPlainStatus = response.status }
         guard !response.data.isEmpty else {
             // A bare status word. An SM error (6987/6988) means the chip dropped the session; other
             // errors some chips send unprotected are passed on (they carry no data to trust); a bare
@@ -162,6 +170,7 @@ public final class SecureMessagingChannel: CardChannel {
         guard let mac else { throw SecurityError.malformedSecureMessaging("no MAC (DO'8E')") }
         let expected = try keys.mac(padISO9797(macInput, blockSize: keys.blockSize))
         guard constantTimeEqual(expected, mac.value) else { throw SecurityError.badMAC }
+        authenticatedAnswers += 1
 
         var statusWord = response.status
         if let status {

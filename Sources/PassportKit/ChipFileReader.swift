@@ -77,14 +77,14 @@ final class ChipFileReader {
         }
         switch first.status.value {
         case 0x9000, 0x6282: break
-        case 0x6A86, 0x6D00, 0x6981, 0x6A81, 0x6A82, 0x6985, 0x6986:
+        case 0x6982: return .unavailable(first.status)
+        default:
             // The chip does not take short FIDs (older applets answer 6985 "no current EF" or
-            // 6986): select explicitly and read from offset 0. Only SELECT says a file is absent.
+            // 6986, others 6A86, 6D00 or 6F00): select explicitly and read from offset 0. Only
+            // SELECT says a file is absent.
             let outcome = try readAfterSelect(file, progress: progress)
             if case .read = outcome, first.status.value != 0x6A82 { learned.selectsByIdentifier = true }
             return outcome
-        case 0x6982: return .unavailable(first.status)
-        default: throw ReadError.chipError(file: file, status: first.status)
         }
         return .read(try continueReading(file, start: first.data, progress: progress))
     }

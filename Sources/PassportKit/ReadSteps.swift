@@ -109,14 +109,22 @@ extension ReadSession {
         events(.authenticating(protocol: "Chip Authentication"))
         let (secure, terminalKey) = try ca.perform(over: stack.secure, raw: plain)
         replaceStack(secure)
-        try readFile(next, recover: false)
         // Only an answer with a valid MAC proves the chip holds the key. A chip that derived
         // other keys may answer with a bare status word (6985, 6A82, …): that says it has left
-        // secure messaging, not that the file is absent or the keys agree.
-        if files[next] == nil, secure.lastAnswerWasPlain {
-            let status = unavailableStatus[next] ?? StatusWord(0x6F00)
+        // secure messaging, not that the file is absent, nor that short identifiers are refused.
+        let unprotected = { (status: StatusWord?) in
+            SecurityError.unprotectedAnswer(command: "the first command under the new keys (reading \(next.fileName))",
+                                            status: secure.firstAnswerPlainStatus ?? status ?? StatusWord(0x6F00))
+        }
+        do { try readFile(next, recover: false) } catch where secure.authenticatedAnswers == 0 && secure.firstAnswerPlainStatus != nil {
+            throw unprotected(nil)
+        }
+        if secure.authenticatedAnswers == 0 {
+            let status = unavailableStatus[next]
+            files[next] = nil
             unavailable[next] = nil
-            throw SecurityError.unprotectedAnswer(command: "the first command under the new keys (reading \(next.fileName))", status: status)
+            unavailableStatus[next] = nil
+            throw unprotected(status)
         }
         chipAuthentication = .passed
         terminalBinding = TerminalAuthenticationBinding(idPICC: idPICC(),

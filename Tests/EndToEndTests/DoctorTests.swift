@@ -68,7 +68,7 @@ final class DoctorTests {
 
     @Test func aCardThatIsNotAPassportIsNamed() throws {
         let card = try BackgroundProcess("/usr/bin/python3", ["-m", "vpassport.other_card", "iso7816"], folder: work, name: "iso7816",
-                                         environment: ["PYTHONPATH": TestPaths.projectRoot.appendingPathComponent("scripts").path])
+                                         environment: ["PYTHONPATH": TestPaths.projectRoot.appendingPathComponent("emulator").path])
         defer { card.stop() }
         var checks: [[String: Any]] = []
         for _ in 0..<50 {  // until pcscd has powered the new card up

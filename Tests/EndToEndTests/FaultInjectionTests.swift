@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Faults injected by the virtual passport (`--fault KIND@FILE[/0|/any][:once|always|N]`, see
-/// scripts/vpassport/README.md) while the reader reads through pcscd. Each one ends in a typed
+/// emulator/vpassport/README.md) while the reader reads through pcscd. Each one ends in a typed
 /// error with nothing saved, or in a recovery whose dump is byte-identical to the fixture; none
 /// outlasts the exchange timeout.
 ///

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Chip behaviours reported from the field (`--quirk`, listed with their sources in
-/// scripts/vpassport/README.md), read end to end through pcscd and through libnfc: each ends in
+/// emulator/vpassport/README.md), read end to end through pcscd and through libnfc: each ends in
 /// a dump byte-identical to what the chip serves (exit 0), or, for a broken access-control
 /// answer, in a message naming the step and the status (exit 1, nothing saved).
 extension VirtualPassportStack {
@@ -229,6 +229,53 @@ final class FieldQuirkScans {
         #expect(r.status == 1)
         #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "access_denied", "\(r.stdout)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    // MARK: faults independent chips showed (issue 39)
+
+    /// A chip that derived other keys answers the first command under chip authentication's keys
+    /// with a bare 6985. Under secure messaging that proves nothing: chip authentication fails,
+    /// the rest is read in a new session and saved, exit 1, evidence.json records it.
+    @Test func aBareStatusWordUnderTheNewKeysFailsChipAuthentication() throws {
+        let (r, out) = try scan(["--ca-wrong-key", "--quirk", "sm-error:6985"], Self.trustArguments)
+        #expect(r.status == 1, "\(r.stderr.suffix(800))")
+        let detail = (r.json?["chip_authentication"] as? [String: Any])?["detail"] as? String ?? ""
+        #expect(detail.hasPrefix("chip authentication failed: the chip answered the first command under the new keys without secure messaging (6985"), "\(detail)")
+        #expect(!r.stderr.contains("did not provide"), "\(r.stderr.suffix(800))")
+        let read = try DumpFolder(reading: out)
+        for (file, bytes) in try DumpFolder(reading: Self.fixture).files {
+            #expect(read.files[file] == bytes, "\(file) is missing or differs")
+        }
+        #expect(try ChipEvidence(json: try #require(read.evidence)).chipAuthentication?.status == "failed")
+        #expect(read.manifest?.chipAuthentication == "failed")
+    }
+
+    /// EF.CardAccess of an ID card: 600-odd bytes of SecurityInfos. It is read to its encoded
+    /// length with short and with extended APDUs, and PACE opens the chip (which has no BAC)
+    /// with the CAN and with the MRZ.
+    @Test(arguments: [(true, "can"), (false, "can"), (false, "mrz")])
+    func aCardAccessOfMoreThan256Bytes(extendedLength: Bool, password: String) throws {
+        let chip = ["--pace", "--no-bac", "--quirk", "large-card-access"] + (extendedLength ? [] : ["--no-extended-length"])
+        let (r, out) = try scan(chip, password == "can" ? ["--can", "123456"] : [], dump: Self.paceFixture)
+        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.cardSecurity])
+        #expect((r.json?["access_protocol"] as? String)?.hasPrefix("PACE") == true, "\(r.stdout.prefix(400))")
+        let cardAccess = try #require(try DumpFolder(reading: out).files[.cardAccess])
+        #expect(cardAccess.count > 600, "EF.CardAccess read: \(cardAccess.count) bytes")
+        #expect(try TLV.parse(cardAccess).children().count == 6, "the chip's PACEInfo and the five SecurityInfos added")
+    }
+
+    /// An ID card without EF.COM (PACE only): EF.SOD lists the data groups, the report says so,
+    /// and every file is read and verified.
+    @Test func withoutEFCOMTheDataGroupsComeFromEFSOD() throws {
+        let (r, out) = try scan(["--pace", "--no-bac", "--quirk", "no-com"], ["--can", "123456"] + Self.trustArguments, dump: Self.paceFixture)
+        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.cardSecurity, .com])
+        let list = r.json?["data_group_list"] as? [String: Any]
+        #expect(list?["source"] as? String == "EF.SOD", "\(r.stdout.prefix(600))")
+        #expect((list?["com_problem"] as? String)?.contains("6A82") == true)
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true)
+        #expect(try ChipEvidence(json: try #require(try DumpFolder(reading: out).evidence)).dataGroupList?.source == "EF.SOD")
+        let text = try Harness.passport(["verify", out.path] + Self.trustArguments)
+        #expect(text.status == 0, "the dump without EF.COM verifies offline: \(text.stdout)\(text.stderr)")
     }
 
     // MARK: the passport leaves the reader

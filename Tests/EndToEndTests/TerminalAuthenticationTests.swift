@@ -91,6 +91,37 @@ final class TerminalAuthenticationScans {
         try expectEverything(out)
     }
 
+    // MARK: faults independent chips showed (issue 39)
+
+    /// A chip that takes no short file identifiers answers READ BINARY of EF.CVCA by SFI with
+    /// 6F00: EF.CVCA is then selected by its file identifier (011C), as data groups are.
+    @Test func efCVCAIsSelectedWhenShortFileIdentifiersAreRefused() throws {
+        let (r, out) = try scan(["--eac", Self.terminal("terminal")], chip: ["--quirk", "sfi-refused:6F00"])
+        try #require(r.status == 0, "\(r.stderr.suffix(800))")
+        #expect(terminalAuthentication(r)?["status"] as? String == "passed", "\(terminalAuthentication(r) ?? [:])")
+        #expect(terminalAuthentication(r)?["chip_trust_points"] as? [String] == ["UTCVCA00001"])
+        try expectEverything(out)
+    }
+
+    /// A terminal folder that also holds the self-signed CVCA certificate the chip trusts: the
+    /// chain sent starts after it (a chip may refuse to verify its own trust point again).
+    @Test func theChipsOwnTrustPointIsNeverSentBack() throws {
+        let folder = work.appendingPathComponent("terminal-with-root-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let terminal = URL(fileURLWithPath: Self.terminal("terminal"))
+        for name in try FileManager.default.contentsOfDirectory(atPath: terminal.path) {
+            try FileManager.default.copyItem(at: terminal.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+        }
+        try FileManager.default.copyItem(at: Self.eac.appendingPathComponent("TEST-ONLY-UTCVCA00001.cvcert"),
+                                         to: folder.appendingPathComponent("UTCVCA00001.cvcert"))
+        let (r, out) = try scan(["--eac", folder.path], chip: ["--quirk", "ta-trust-point-refused"])
+        try #require(r.status == 0, "\(r.stderr.suffix(800))")
+        let ta = try #require(terminalAuthentication(r))
+        #expect(ta["status"] as? String == "passed", "\(ta)")
+        #expect(ta["sent"] as? [String] == ["UTCVCA00002", "UTDVTEST00001", "UTISTEST00001"], "\(ta)")
+        try expectEverything(out)
+    }
+
     // MARK: without a chain
 
     @Test func withoutAChainDG3AndDG4AreReportedNotFailed() throws {

@@ -4,8 +4,8 @@ import Testing
 import TestSupport
 
 /// Real reader drivers in the loop (issue 31): pcscd with Debian's own CCID driver (libccid),
-/// talking libusb to an emulated USB reader (scripts/vpassport/usb_device.py through the
-/// LD_PRELOAD shim in scripts/vpassport/usbshim) that holds the virtual passport's chip.
+/// talking libusb to an emulated USB reader (emulator/vpassport/usb_device.py through the
+/// LD_PRELOAD shim in emulator/vpassport/usbshim) that holds the virtual passport's chip.
 /// Nothing of pcscd or libccid is changed; the reader is declared in reader.conf.d as udev
 /// would announce it.
 extension VirtualPassportStack {

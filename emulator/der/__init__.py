@@ -1,5 +1,5 @@
-"""The one DER (X.690) and OID helper of scripts/: the virtual passport
-(scripts/vpassport) and the fixture generator (scripts/fixturegen) both use it.
+"""The one DER (X.690) and OID helper of emulator/: the virtual passport
+(emulator/vpassport) and the fixture generator (emulator/fixturegen) both use it.
 
   encode  length, tlv, tag_bytes, tlv_size, integer, enumerated, boolean, null,
           octet_string, bit_string, named_bits, oid, utf8, printable, utc_time,
@@ -8,7 +8,7 @@
   decode  parse_tlvs, find_tlv, integer_value, Node, parse_one, parse_all
   oid     oid_body (dotted text -> content octets), oid_text (the reverse)
 
-Import it with scripts/ on sys.path (`import der`, `from der import tlv`).
+Import it with emulator/ on sys.path (`import der`, `from der import tlv`).
 """
 
 from .decode import Node, find_tlv, integer_value, parse_all, parse_one, parse_tlvs

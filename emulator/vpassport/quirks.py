@@ -30,15 +30,26 @@ them at the points named in each docstring line below.
                             GENERAL AUTHENTICATE) answered SW; BAC still works
   ca-refused:SW             chip authentication's MSE:Set KAT / MSE:Set AT answered SW
                             (e.g. 6D00) although DG14 offers it
+  sm-error:SW               a protected command the chip cannot check (a wrong MAC, e.g.
+                            under keys it did not derive) answered with a plain SW instead
+                            of 6987/6988 (a chip answered 6985)
+  ta-trust-point-refused[:SW]  PSO:Verify Certificate of a certificate that already is one
+                            of the chip's trust points answered SW (default 6A80)
+  large-card-access         EF.CardAccess also holds a CardInfoLocator, two
+                            PACEDomainParameterInfos with explicit curve parameters, a
+                            ChipAuthenticationInfo and a TerminalAuthenticationInfo: over
+                            256 bytes, as on ID cards (needs --pace)
+  no-com                    no EF.COM in the eMRTD application (6A82), as on many ID cards
 """
 import re
 
-from der import parse_tlvs, tlv
+from der import integer, oid, parse_tlvs, sequence, tlv
 from .dump import logical_name
 
 NAMES = ("indefinite-length", "sfi-refused", "sticky-auth", "runtime-6700", "read-cap",
          "short-answers", "aa-get-response", "aa-le", "no-card-access", "com-unknown-tags",
-         "mutual-auth-error", "pace-refused", "ca-refused")
+         "mutual-auth-error", "pace-refused", "ca-refused", "sm-error", "ta-trust-point-refused",
+         "large-card-access", "no-com")
 SYNTAX = "NAME[:ARG] with NAME one of " + ", ".join(NAMES)
 
 
@@ -81,8 +92,10 @@ class Quirks:
                 self.on[name] = True
             elif name in ("sfi-refused", "no-card-access"):
                 self.on[name] = _status(arg, spec, default=0x6985 if name == "sfi-refused" else 0x6A82)
-            elif name in ("mutual-auth-error", "ca-refused"):
+            elif name in ("mutual-auth-error", "ca-refused", "sm-error"):
                 self.on[name] = _status(arg, spec)
+            elif name == "ta-trust-point-refused":
+                self.on[name] = _status(arg, spec, default=0x6A80)
             elif name == "pace-refused":
                 sw_text, _, step = arg.partition("/")
                 if step not in ("", "mse", "ga"):
@@ -118,6 +131,12 @@ class Quirks:
             served["COM"] = com_with_unknown_tags(served["COM"], served)
         if "no-card-access" in self and self["no-card-access"] == 0x6A82:
             served.pop("CardAccess", None)
+        if "large-card-access" in self:
+            if "CardAccess" not in served:
+                raise ValueError("--quirk large-card-access needs an EF.CardAccess (--pace)")
+            served["CardAccess"] = large_card_access(served["CardAccess"])
+        if "no-com" in self:
+            served.pop("COM", None)
         return served
 
     def read_answer_size(self, asked):
@@ -152,3 +171,39 @@ def com_with_unknown_tags(com, files):
     for tag, value, raw in children:
         body += tlv(0x5C, value + bytes(absent) + bytes([UNKNOWN_TAG])) if tag == 0x5C else raw
     return tlv(0x60, body)
+
+
+# ECParameters of brainpoolP256r1 and of P-256 in explicit form (RFC 3279; the curves' published
+# constants, as `openssl ecparam -param_enc explicit -outform DER` prints them).
+EXPLICIT_BRAINPOOLP256R1 = bytes.fromhex(
+    "3081e0020101302c06072a8648ce3d0101022100a9fb57dba1eea9bc3e660a909d838d726e3bf623d52620282013481d"
+    "1f6e5377304404207d5a0975fc2c3057eef67530417affe7fb8055c126dc5c6ce94a4b44f330b5d9042026dc5c6ce94a"
+    "4b44f330b5d9bbd77cbf958416295cf7e1ce6bccdc18ff8c07b60441048bd2aeb9cb7e57cb2c4b482ffc81b7afb9de27"
+    "e1e3bd23c23a4453bd9ace3262547ef835c3dac4fd97f8461a14611dc9c27745132ded8e545c1d54c72f046997022100"
+    "a9fb57dba1eea9bc3e660a909d838d718c397aa3b561a6f7901e0e82974856a7020101")
+EXPLICIT_P256 = bytes.fromhex(
+    "3081f7020101302c06072a8648ce3d0101022100ffffffff00000001000000000000000000000000ffffffffffffffff"
+    "ffffffff305b0420ffffffff00000001000000000000000000000000fffffffffffffffffffffffc04205ac635d8aa3a"
+    "93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b031500c49d360886e704936a6678e1139d26b7819f7e"
+    "900441046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a"
+    "7c0f9e162bce33576b315ececbb6406837bf51f5022100ffffffff00000000ffffffffffffffffbce6faada7179e84f3"
+    "b9cac2fc632551020101")
+
+
+def large_card_access(card_access):
+    """EF.CardAccess with the SecurityInfos ID cards add (BSI TR-03110-3 A.1.1): a CardInfoLocator,
+    PACEDomainParameterInfos with explicit parameters for proprietary ids 32 and 33 (no PACEInfo
+    names them), a ChipAuthenticationInfo and a TerminalAuthenticationInfo. The chip's own PACEInfos
+    come first and are unchanged."""
+    (tag, value, _), = parse_tlvs(card_access)
+    if tag != 0x31:
+        raise ValueError("EF.CardAccess is not a SET (tag %X)" % tag)
+    ec_public_key = "1.2.840.10045.2.1"
+    extra = [
+        sequence(oid("0.4.0.127.0.7.2.2.6"), tlv(0x16, b"https://www.example.org/test-only/card-info.xml")),
+        sequence(oid("0.4.0.127.0.7.2.2.4.2"), sequence(oid(ec_public_key), EXPLICIT_BRAINPOOLP256R1), integer(32)),
+        sequence(oid("0.4.0.127.0.7.2.2.4.2"), sequence(oid(ec_public_key), EXPLICIT_P256), integer(33)),
+        sequence(oid("0.4.0.127.0.7.2.2.3.2.2"), integer(2), integer(1)),
+        sequence(oid("0.4.0.127.0.7.2.2.2"), integer(1)),
+    ]
+    return tlv(0x31, value + b"".join(extra))

@@ -2,7 +2,7 @@
 (`iso7816`; Debian's `cryptoflex` fails under Python 3), served by the library's VirtualICC. Tests use it to show what the
 toolkit says about a card with no eMRTD application (`passport doctor`, `scan`).
 
-    /usr/bin/python3 -m vpassport.other_card TYPE [--port PORT]   (from scripts/)
+    /usr/bin/python3 -m vpassport.other_card TYPE [--port PORT]   (from emulator/)
 
 PORT: vpcd slot 0 is 35963 (0x8C7B), slot 1 is 35964 (0x8C7C, the default here).
 """

@@ -1,5 +1,5 @@
 """Emulated USB readers around the virtual passport's chip, for Debian's own reader drivers:
-pcscd's CCID driver (libccid) reaches them through scripts/vpassport/usbshim (LD_PRELOAD), which
+pcscd's CCID driver (libccid) reaches them through emulator/vpassport/usbshim (LD_PRELOAD), which
 carries libusb transfers to this process over a UNIX socket (the framing is in libusb_shim.c).
 
 Models (facts from the USB CCID specification rev 1.1, PC/SC part 3, the readers' data sheets

@@ -3,7 +3,7 @@
  * device instead of the USB bus, for `scripts/virtual-passport start DUMP --usb MODEL`.
  * Loaded with LD_PRELOAD into pcscd; libccid, pcscd and libusb themselves are not changed.
  *
- * The device lives in a Python process (scripts/vpassport/usb_device.py) reached on the UNIX
+ * The device lives in a Python process (emulator/vpassport/usb_device.py) reached on the UNIX
  * socket named by PASSPORT_USB_SOCKET. This file only carries transfers there and back:
  * request  = op (1 byte) | endpoint (1) | length (4, little endian) | timeout ms (4) | data
  * response = status (4, signed: bytes moved or a LIBUSB_ERROR_*) | length (4) | data

@@ -1,5 +1,5 @@
 """`virtual-passport … --usb MODEL`: the virtual passport behind an emulated USB reader, driven
-by Debian's own reader driver (libccid in pcscd) through scripts/vpassport/usbshim.
+by Debian's own reader driver (libccid in pcscd) through emulator/vpassport/usbshim.
 
   start DUMP_DIR --usb MODEL [chip options]
         (re)start: builds the shim if needed, starts the emulated device, writes
@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # scripts/
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # emulator/
 PY = "/usr/bin/python3"
 TIMEOUT = 15
 SHIM_SOURCE = os.path.join(HERE, "vpassport", "usbshim", "libusb_shim.c")

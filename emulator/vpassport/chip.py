@@ -223,6 +223,8 @@ class EmrtdOS(SmartcardOS):
         if cmd.ins == 0x88 and self.aa is not None:
             handler = self._internal_authenticate
         if self._is_terminal_authentication(cmd):
+            if cmd.ins == 0x2A and "ta-trust-point-refused" in self.quirks:
+                self._refuse_own_trust_point(cmd)
             return {0x22: self.ta.mse, 0x2A: self.ta.verify_certificate,
                     0x82: self.ta.external_authenticate}[cmd.ins](cmd, self.session)
         if cmd.ins in (0x22, 0x86) and self._is_chip_authentication(cmd):
@@ -235,15 +237,29 @@ class EmrtdOS(SmartcardOS):
             raise ChipError(0x6D00, "instruction not supported")
         return handler(cmd)
 
+    def _refuse_own_trust_point(self, cmd):
+        """--quirk ta-trust-point-refused: a certificate whose CHR is a trust point is not
+        verified again."""
+        from .ta import Certificate
+        try:
+            chr_ = Certificate(tlv(0x7F21, cmd.data)).chr
+        except ValueError:
+            return                              # malformed: the TA code refuses it
+        if chr_ in self.ta.trust_points:
+            raise ChipError(self.quirks["ta-trust-point-refused"],
+                            "--quirk ta-trust-point-refused: %s already is a trust point" % chr_)
+
     # --- secure messaging ------------------------------------------------------
     def _execute_protected(self, cmd):
         s = self.session
         try:
             inner = self._unwrap(cmd)
         except ChipError as e:
-            log.info("SM error %04X (%s); session ended", e.sw, e.why)
+            sw = self.quirks["sm-error"] if "sm-error" in self.quirks else e.sw
+            log.info("SM error %04X (%s)%s; session ended", sw, e.why,
+                     " (--quirk sm-error)" if sw != e.sw else "")
             self._end_session(e.why)
-            return sw_bytes(e.sw)
+            return sw_bytes(sw)
         self.next_session = None
         try:
             if self._chain(cmd, inner):

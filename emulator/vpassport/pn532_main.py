@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # scripts/
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # emulator/
 PY = "/usr/bin/python3"
 TIMEOUT = 10
 OWN_VALUE_OPTIONS = ("--pn532-type", "--uid", "--state")
