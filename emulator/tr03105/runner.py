@@ -111,7 +111,10 @@ READER_LOCK = "/tmp/tr03105-reader.lock"
 def run_case(case, work, passport, log=print):
     with open(READER_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _run_case(case, work, passport, log)
+        try:
+            return _run_case(case, work, passport, log)
+        finally:
+            subprocess.run([LAUNCHER, "eject"], capture_output=True, timeout=60)
 
 
 def _run_case(case, work, passport, log=print):
@@ -160,7 +163,9 @@ def run(cases, passport=DEFAULT_PASSPORT, log=print, keep=None):
             log("%-14s %-15s %s%s" % (case.id, result.outcome, result.ours,
                                       (" — " + result.detail) if result.outcome != "pass" and result.detail else ""))
     finally:
-        subprocess.run([LAUNCHER, "stop"], capture_output=True, timeout=60)
+        with open(READER_LOCK, "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            subprocess.run([LAUNCHER, "stop"], capture_output=True, timeout=60)
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
     return results
