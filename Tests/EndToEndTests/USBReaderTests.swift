@@ -114,7 +114,7 @@ final class USBReaderTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
         try usb("plug")
         let again = work.appendingPathComponent("replugged-\(model)")
-        let r = try scan(reader, again, ["--timeout", "10"])
+        let r = try scan(reader, again, ["--timeout", "60"])
         #expect(r.status == 0, "\(r.stderr)")
     }
 
@@ -184,7 +184,7 @@ final class USBReaderTests {
         #expect(error?["code"] as? String == "reader_removed", "\(scanning.stdout)")
         try usb("plug")
         let again = work.appendingPathComponent("libnfc-replugged-\(model)")
-        let r = try Harness.passport(["scan", "--json", "--nfc", driver, "--out", again.path, "--timeout", "10"] + Self.key,
+        let r = try Harness.passport(["scan", "--json", "--nfc", driver, "--out", again.path, "--timeout", "60"] + Self.key,
                                      environment: environment, timeout: 90)
         #expect(r.status == 0, "\(r.stderr)")
     }

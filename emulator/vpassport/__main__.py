@@ -122,12 +122,21 @@ def cmd_serve(args):
 def cmd_reader(args):
     """Wait until a vpcd reader holds a card (--present: print the first such
     reader) or until the reader --name is empty (--absent). Exit 1 on timeout,
-    3 when python3-pyscard is not installed."""
-    import time
+    2 when PC/SC failed (e.g. pcscd restarting), 3 when python3-pyscard is not
+    installed."""
     try:
         from smartcard import scard
     except ImportError:
         return 3
+    try:
+        return _wait_for_reader(scard, args)
+    except Exception as e:                      # pyscard raises on some PC/SC failures
+        print("vpassport reader: %s" % e, file=sys.stderr)
+        return 2
+
+
+def _wait_for_reader(scard, args):
+    import time
 
     deadline = time.monotonic() + args.timeout
     hctx = None

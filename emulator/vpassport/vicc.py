@@ -62,7 +62,12 @@ def serve(chip, sock, on_power_up=None):
                 elif code in (VPCD_CTRL_ON, VPCD_CTRL_RESET):
                     log.info("power up" if code == VPCD_CTRL_ON else "reset")
                     chip.powerUp() if code == VPCD_CTRL_ON else chip.reset()
-                    if on_power_up:
+                    # Only a power-up says pcscd has seen this card inserted. A reset may be
+                    # pcscd cleaning up after an earlier card's client (a client that died
+                    # during a transmit is reset late, on a busy machine after the next card
+                    # is connected): taken for the insertion, the next scan would start
+                    # before pcscd knows this card.
+                    if on_power_up and code == VPCD_CTRL_ON:
                         on_power_up()
                 elif code == VPCD_CTRL_OFF:
                     log.info("power down")
