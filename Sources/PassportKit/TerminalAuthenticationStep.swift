@@ -28,6 +28,7 @@ extension ReadSession {
         }
         events(.authenticating(protocol: "Terminal Authentication"))
         do {
+            if let contradiction = TerminalAuthentication.efCVCAElsewhere(dg14: files[.dataGroup(14)]) { throw contradiction }
             let trustPoints = TerminalAuthentication.trustPoints(efCVCA: try TerminalAuthentication.readEFCVCA(over: stack.secure))
             outcome.chipTrustPoints = trustPoints
             let result = try TerminalAuthentication(credentials: credentials)
@@ -44,7 +45,17 @@ extension ReadSession {
                 outcome.detail = error.description
             }
             events(.terminalAuthenticationFailed(reason: error.description))
-            for file in protected { markUnavailable(file, "protected by EAC: terminal authentication failed (\(outcome.step ?? "") \(outcome.statusWord ?? ""))") }
+            let why: String
+            if case .noChainToChipTrustPoint = error {
+                outcome.step = "EF.CVCA"
+                why = "no chain from the chip's trust point (EF.CVCA)"
+            } else if case .efCVCAElsewhere = error {
+                outcome.step = "TerminalAuthenticationInfo"
+                why = "DG14's TerminalAuthenticationInfo names another file than EF.CVCA"
+            } else {
+                why = "\(outcome.step ?? "") \(outcome.statusWord ?? "")"
+            }
+            for file in protected { markUnavailable(file, "protected by EAC: terminal authentication failed (\(why))") }
             return
         } catch let error where Self.endsSession(error) {
             // The chip ended secure messaging on a refusal: the rest is read already.

@@ -49,7 +49,7 @@ import TestSupport
         #expect(send.map(\.holderReference) == ["UTCVCA00002", "UTDVTEST00001", "UTISTEST00001"])
         // A chip that has taken the link certificate already needs only the DV and the terminal.
         #expect(credentials.certificatesToSend(chipTrustPoints: ["UTCVCA00002"]).certificates.map(\.holderReference) == ["UTDVTEST00001", "UTISTEST00001"])
-        // An unknown CVCA: everything but a self-signed root is sent, for the chip to refuse.
+        // An unknown CVCA: no trust point (perform then sends nothing; TR-03105 5.1 ISO7816_E_08).
         let wrong = try TerminalCredentials.load(directory: Self.eac.appendingPathComponent("wrong-cvca").path)
         let (none, all) = wrong.certificatesToSend(chipTrustPoints: ["UTCVCA00001"])
         #expect(none == nil)
