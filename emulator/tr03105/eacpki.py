@@ -48,10 +48,10 @@ class Pki:
         return os.path.join(self.dir, chr + ".cvcert")
 
     def issue(self, chr, role, *, scheme="ECDSA_SHA_256", rights=BOTH, effective=D0, expiration=ONE_MONTH,
-              issuer=None):
-        """A certificate for a new key of the scheme's kind, signed by `issuer` (None: self-signed)."""
+              issuer=None, kind=None):
+        """A certificate for a new key of the scheme's kind (or `kind`), signed by `issuer` (None: self-signed)."""
         key_file = os.path.join(self.dir, chr + ".pkcs8")
-        cvc.load_or_create_key(key_file, SCHEMES[scheme], False, log=lambda *_: None)
+        cvc.load_or_create_key(key_file, kind or SCHEMES[scheme], False, log=lambda *_: None)
         out = os.path.join(self.dir, chr + ".cvcert")
         args = ["cvc-create", "--role=" + cvc.CVC_CREATE_ROLE[role], "--type=is", "--chr=" + chr,
                 "--issued=" + cvc.yymmdd(effective), "--expires=" + cvc.yymmdd(expiration),
@@ -72,7 +72,7 @@ class Pki:
         return self.certs[chr]
 
     def chain(self, n, scheme="ECDSA_SHA_256", *, dv_rights=BOTH, is_rights=BOTH, is_expiration=ONE_MONTH,
-              dv_chr=None, is_chr=None, cvca=None):
+              dv_chr=None, is_chr=None, cvca=None, is_kind=None):
         """CVCA UTTRCVCA000nn (unless `cvca` names one made already) -> DV -> IS; returns the CHRs."""
         cvca = cvca or "UTTRCVCA%05d" % n
         if cvca not in self.certs:
@@ -80,7 +80,7 @@ class Pki:
         dv = dv_chr or "UTTRDV%05d" % n
         is_ = is_chr or "UTTRIS%05d" % n
         self.issue(dv, ROLE_DV_DOMESTIC, scheme=scheme, rights=dv_rights, issuer=cvca)
-        self.issue(is_, ROLE_IS, scheme=scheme, rights=is_rights, expiration=is_expiration, issuer=dv)
+        self.issue(is_, ROLE_IS, scheme=scheme, rights=is_rights, expiration=is_expiration, issuer=dv, kind=is_kind)
         return cvca, dv, is_
 
     def terminal(self, name, chrs, *, key_of, corrupt=None):

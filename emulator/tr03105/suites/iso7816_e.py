@@ -26,10 +26,11 @@ ALL_READ = {"terminal_authentication.status": "passed", "unavailable": []}
 
 
 def eac_chip(work, *, scheme="ECDSA_SHA_256", n=1, dv_rights=BOTH, is_rights=BOTH, include_root=False,
-             corrupt=None, is_expiration=eacpki.ONE_MONTH, ds=None):
+             corrupt=None, is_expiration=eacpki.ONE_MONTH, ds=None, is_kind=None):
     """The default EAC chip with a new chain n of `scheme`: (Config, Pki, (cvca, dv, is))."""
     pki = eacpki.Pki(work)
-    cvca, dv, is_ = pki.chain(n, scheme, dv_rights=dv_rights, is_rights=is_rights, is_expiration=is_expiration)
+    cvca, dv, is_ = pki.chain(n, scheme, dv_rights=dv_rights, is_rights=is_rights, is_expiration=is_expiration,
+                              is_kind=is_kind)
     ds = ds or DataSet("passport-eac")
     ds.files["CVCA"] = ef_cvca([cvca])
     certs = ([cvca] if include_root else []) + [dv, is_]
@@ -47,18 +48,20 @@ ALGORITHMS = [
     ("ISO7816_E_06", "Terminal Authentication with ECDSA and SHA224", "ECDSA_SHA_224", 8, "id-TA-ECDSA-SHA-224, brainpoolP256r1"),
     ("ISO7816_E_07", "Terminal Authentication with ECDSA and SHA256", "ECDSA_SHA_256", 1, "id-TA-ECDSA-SHA-256, brainpoolP256r1 (the default chain)"),
     ("ISO7816_E_35", "Terminal Authentication with RSA v1.5 and SHA512", "RSA_v1_5_SHA_512", 9, "id-TA-RSA-v1-5-SHA-512, RSA 1024"),
-    ("ISO7816_E_36", "Terminal Authentication with RSA-PSS and SHA512", "RSA_PSS_SHA_512", 10, "id-TA-RSA-PSS-SHA-512, RSA 1024"),
+    ("ISO7816_E_36", "Terminal Authentication with RSA-PSS and SHA512", "RSA_PSS_SHA_512", 10, "id-TA-RSA-PSS-SHA-512, RSA 1024 for "
+     "the CVCA and DV, RSA 2048 for the IS: the terminal's PSS signature with SHA-512 and a 64-byte salt (OpenPACE) "
+     "needs a modulus of at least 1040 bits, so the plan's 1024-bit IS key cannot sign", "rsa-2048"),
     ("ISO7816_E_37", "Terminal Authentication with ECDSA and SHA384", "ECDSA_SHA_384", 11, "id-TA-ECDSA-SHA-384, brainpoolP256r1"),
     ("ISO7816_E_38", "Terminal Authentication with ECDSA and SHA512", "ECDSA_SHA_512", 12, "id-TA-ECDSA-SHA-512, brainpoolP256r1"),
 ]
 
 
-def _algorithm_case(id, title, scheme, n, what):
+def _algorithm_case(id, title, scheme, n, what, is_kind=None):
     @case(id, title, SUCCESSFUL, deviation="trust point, DV and IS certificates with %s; EF.CVCA names "
           "the trust point; the IS folder holds the CVCA, DV and IS certificates" % what,
           requires=ALL_READ)
     def build(work):
-        return eac_chip(work, scheme=scheme, n=n, include_root=True)[0]
+        return eac_chip(work, scheme=scheme, n=n, include_root=True, is_kind=is_kind)[0]
 
 
 for _row in ALGORITHMS:
@@ -234,13 +237,14 @@ def _ca_dump(work, ds, ca_oid, pk_oid, alg, public_bits, private_der):
 
 
 @case("ISO7816_E_27", "Switch between different algorithms key sizes in CA and TA (RSA, CA with 2048 and TA with 1024)",
-      SUCCESSFUL, deviation="DG14: id-CA-DH-3DES-CBC-CBC with a 2048-bit DH key (standardized parameters 2, "
-      "no keyId); TA with an RSA-1024 chain (id-TA-RSA-v1-5-SHA-1 as CVCA_Cert_03); EF.SOD re-signed",
+      SUCCESSFUL, deviation="DG14: id-CA-DH-3DES-CBC-CBC with a 2048-bit DH key (X9.42 dhpublicnumber with the "
+      "RFC 5114 2048/256 group's p, g, q; no keyId); TA with an RSA-1024 chain (id-TA-RSA-v1-5-SHA-1 as "
+      "CVCA_Cert_03); EF.SOD re-signed",
       requires=dict(ALL_READ, **{"chip_authentication.status": "passed"}))
 def e27(work):
     group = ecc.standardized(2)
     x = group.random_exponent()
-    alg = sequence(oid(keys.STANDARDIZED_DOMAIN_PARAMETERS), integer(2))
+    alg = sequence(oid(keys.DH_PUBLIC_NUMBER), sequence(integer(group.p), integer(group.g), integer(group.q)))
     private = sequence(integer(0), alg, octet_string(integer(x)))
     ds = DataSet("passport-eac")
     key = _ca_dump(work, ds, "0.4.0.127.0.7.2.2.3.1.1", keys.ID_PK_DH, alg, integer(pow(group.g, x, group.p)), private)
@@ -249,14 +253,17 @@ def e27(work):
     return config
 
 
+BRAINPOOL_P224R1 = "1.3.36.3.3.2.8.1.1.5"
+
+
 @case("ISO7816_E_28", "Switch between different algorithms key sizes in CA and TA (EC, CA with 224 and TA with 256)",
-      SUCCESSFUL, deviation="DG14: id-CA-ECDH-3DES-CBC-CBC on brainpoolP224r1 (standardized parameters 11, "
-      "no keyId); TA with ECDSA on brainpoolP256r1 (CVCA_Cert_01); EF.SOD re-signed",
+      SUCCESSFUL, deviation="DG14: id-CA-ECDH-3DES-CBC-CBC on brainpoolP224r1 (named curve; no keyId); TA with "
+      "ECDSA on brainpoolP256r1 (CVCA_Cert_01); EF.SOD re-signed",
       requires=dict(ALL_READ, **{"chip_authentication.status": "passed"}))
 def e28(work):
     curve = ecc.standardized(11)
     d = curve.random_scalar()
-    alg = sequence(oid(keys.STANDARDIZED_DOMAIN_PARAMETERS), integer(11))
+    alg = sequence(oid("1.2.840.10045.2.1"), oid(BRAINPOOL_P224R1))
     size = (curve.p.bit_length() + 7) // 8
     private = sequence(integer(0), alg, octet_string(sequence(integer(1), octet_string(d.to_bytes(size, "big")))))
     ds = DataSet("passport-eac")
