@@ -72,6 +72,14 @@ extension ReadSession {
                 : "protected by EAC: \(credentials.terminal.holderReference)'s CHAT does not grant reading \(file) (it grants \(granted.isEmpty ? "no biometric data group" : granted.map { "DG\($0)" }.joined(separator: " ")))"
             try readOrExplain([file], denied: why)
         }
+        // Other files the chip refused with 6982 before: a chip may put more than DG3 and DG4
+        // behind EAC (TR-03105 5.1 ISO7816_E_26: DG11 and DG12); asked again now.
+        let refusedBefore = unavailableStatus.filter { $0.value == .securityStatusNotSatisfied && !protected.contains($0.key) }.keys.sorted()
+        for file in refusedBefore {
+            unavailable[file] = nil
+            unavailableStatus[file] = nil
+            try readFile(file, whenDenied: "access denied (6982) before and after terminal authentication")
+        }
     }
 
     /// ID_PICC after BAC: the document number with its check digit, as in the MRZ; after PACE,

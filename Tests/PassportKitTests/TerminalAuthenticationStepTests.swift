@@ -163,4 +163,24 @@ import TestSupport
         #expect(TerminalAuthentication.efCVCAElsewhere(dg14: same) == nil)
         bench.complete()
     }
+
+    /// TR-03105 5.1 ISO7816_E_26: DG11 refused with 6982 before terminal authentication (the
+    /// chip puts it behind EAC too) is asked again after it, and read.
+    @Test func aFileRefusedBeforeIsReadAfterTerminalAuthentication() throws {
+        let bench = ReaderBench()
+        let session = try Self.authenticatedSession(bench)
+        session.unavailable[.dataGroup(11)] = "access denied (6982 (security status not satisfied)); this file needs Extended Access Control"
+        session.unavailableStatus[.dataGroup(11)] = .securityStatusNotSatisfied
+        let credentials = try Self.credentials("terminal")
+        Self.expectChain(bench.chip, credentials)
+        bench.chip.expectFile(.dataGroup(3), Self.dg3)
+        bench.chip.expectFile(.dataGroup(4), Self.dg3)
+        let dg11 = TLV.encode(tag: 0x6B, value: [UInt8](repeating: 0x11, count: 40))
+        bench.chip.expectFile(.dataGroup(11), dg11)
+        try session.readProtectedFiles(listed: Self.com.dataGroups, credentials: credentials)
+        #expect(session.terminalAuthentication?.status == "passed")
+        #expect(session.files[.dataGroup(11)] == dg11)
+        #expect(session.unavailable[.dataGroup(11)] == nil && session.unavailableStatus[.dataGroup(11)] == nil)
+        bench.complete()
+    }
 }
