@@ -199,13 +199,16 @@ public struct TerminalAuthentication {
         }
     }
 
-    /// A certificate the chip would not verify: what can be seen from here.
+    /// A certificate the chip would not verify: what can be seen from here. Both causes are
+    /// named: a certificate that expired before today may as well carry a signature the chip's
+    /// key does not verify (TR-03105 5.1 ISO7816_E_17/18 use test certificates long expired).
     static func whyRefused(_ certificate: CVCertificate) -> String {
         let today = CVDate.today()
+        let general = "it did not verify \(certificate.holderReference) (\(certificate.summary)): its signature does not verify under the chip's key for \(certificate.authorityReference), or its dates are outside the chip's current date"
         if certificate.expires < today {
-            return "\(certificate.holderReference) expired on \(certificate.expires) (today is \(today)); a chip judges dates by its own clock, the latest effective date among the CVCA, DV and domestic terminal certificates it has accepted, so it refuses certificates that expired before that date"
+            return general + "; \(certificate.holderReference) expired on \(certificate.expires) (today is \(today)), and a chip judges dates by its own clock, the latest effective date among the CVCA, DV and domestic terminal certificates it has accepted, so it refuses certificates that expired before that date"
         }
-        return "it did not verify \(certificate.holderReference) (\(certificate.summary)): its signature does not verify under the chip's key for \(certificate.authorityReference), or its dates are outside the chip's current date"
+        return general
     }
 
     static func list(_ references: [String]) -> String {

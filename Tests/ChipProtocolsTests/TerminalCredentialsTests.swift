@@ -1,4 +1,4 @@
-import ChipProtocols
+@testable import ChipProtocols
 import Foundation
 import Testing
 import TestSupport
@@ -120,5 +120,14 @@ import TestSupport
         #expect(TerminalAuthenticationBinding.compress(point, isDH: false) == Array(repeating: 0xAA, count: 32))
         #expect(TerminalAuthenticationBinding.compress([1, 2, 3], isDH: true).count == 20)
     }
-}
 
+    /// A refused certificate that expired before today: both causes are named, the signature
+    /// first (TR-03105 5.1 ISO7816_E_17: a wrong signature on a long-expired test certificate).
+    @Test func aRefusedExpiredCertificateNamesTheSignatureToo() throws {
+        let credentials = try TerminalCredentials.load(directory: Self.eac.appendingPathComponent("expired").path)
+        let why = TerminalAuthentication.whyRefused(credentials.terminal)
+        #expect(why.hasPrefix("it did not verify UTISTEST00002"), "\(why)")
+        #expect(why.contains("its signature does not verify under the chip's key for UTDVTEST00001"), "\(why)")
+        #expect(why.contains("UTISTEST00002 expired on 2025-06-30"), "\(why)")
+    }
+}
