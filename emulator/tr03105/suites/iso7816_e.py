@@ -10,7 +10,7 @@ read, the rest saved (runner.observe).
 """
 import os
 
-from der import integer, oid, parse_tlvs, sequence, set_of, tlv, octet_string
+from der import integer, octet_string, oid, parse_tlvs, sequence, set_of, tlv
 
 from fixturegen.eac import ef_cvca
 from vpassport import ecc, keys
@@ -18,7 +18,7 @@ from vpassport import ecc, keys
 from .. import eacpki
 from ..dataset import DataSet
 from ..eacpki import BOTH, NONE, READ_DG3, READ_DG4, ROLE_CVCA
-from ..plan import EITHER, FAILED, SUCCESSFUL, Config, case, left
+from ..plan import EITHER, FAILED, SUCCESSFUL, Config, case
 
 ID_TA = "0.4.0.127.0.7.2.2.2"
 # terminal authentication passed and every listed file read (DG3 and DG4 included)

@@ -84,8 +84,9 @@ def dg_chip(work, name, dg):
     return eac_chip(work, ds=ds)[0]
 
 
-def dg3_case(id, title, expect, deviation, make):
-    profile = " (profile DG3 not claimed: the reader must stay operational)" if expect == EITHER else ""
+def dg3_case(id, title, expect, deviation, make, profile_name="DG3"):
+    profile = " (profile %s not claimed: the reader must stay operational)" % profile_name if expect == EITHER else ""
+
     @case(id, title, expect, deviation=deviation + "; EF.SOD re-signed" + profile,
           requires=OK if expect == SUCCESSFUL else None)
     def build(work):
@@ -133,7 +134,7 @@ def _pir():
 
 
 dg3_case("LDS_D_14", "GRH, incorrect format identifier", EITHER,
-         "first instance's general record header format identifier PIR\\0 instead of FIR\\0 (profile ISO19794-4)", _pir)
+         "first instance's general record header format identifier PIR\\0 instead of FIR\\0", _pir, "ISO19794-4")
 dg3_case("LDS_D_15", "Missing fingerprint image in instance two (tag 5F2E)", EITHER,
          "the second instance without its image DO 5F2E",
          lambda: group(T, [template(h, r, image=(i == 0)) for i, (h, r) in enumerate(wsq_fingers(2))]))

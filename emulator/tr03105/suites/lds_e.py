@@ -13,9 +13,8 @@ import struct
 
 from fixturegen import biometrics as bio
 
-from ..plan import EITHER, SUCCESSFUL
-from .lds_d import OK, dg_chip, group, template  # noqa: F401
-from ..plan import case
+from ..plan import EITHER, SUCCESSFUL, case
+from .lds_d import OK, dg_chip, fixture_templates, group, template
 
 T = 0x76
 IRIS_FORMAT_MONO_RAW = 0x0002
@@ -23,7 +22,6 @@ IRIS_FORMAT_MONO_RAW = 0x0002
 
 def eyes(raw):
     """Two (header, record) instances, one eye each: RAW 160x120, or the fixture's JPEG2000 images."""
-    from .lds_d import fixture_templates
     header, record = fixture_templates("DG4")[0]
     parsed = bio.parse_iris_record(record)
     out = []
@@ -45,8 +43,8 @@ def _default(**first):
     return [template(h, r, **(first if i == 0 else {})) for i, (h, r) in enumerate(eyes(raw=True))]
 
 
-def dg4_case(id, title, expect, deviation, make):
-    profile = " (profile DG4 not claimed: the reader must stay operational)" if expect == EITHER else ""
+def dg4_case(id, title, expect, deviation, make, profile_name="DG4"):
+    profile = " (profile %s not claimed: the reader must stay operational)" % profile_name if expect == EITHER else ""
 
     @case(id, title, expect, deviation=deviation + "; EF.SOD re-signed" + profile,
           requires=OK if expect == SUCCESSFUL else None)
@@ -84,7 +82,7 @@ dg4_case("LDS_E_11", "BHT, incorrect biometric subtype", EITHER, "first instance
 dg4_case("LDS_E_12", "BHT, missing biometric subtype", EITHER, "first instance's BHT without biometric subtype (82)",
          lambda: group(T, _default(drop=(0x82,))))
 dg4_case("LDS_E_13", "BHT, incorrect format identifier", EITHER,
-         "first instance's record format identifier FIS\\0 instead of IIR\\0 (profile ISO19794-6)", _fis)
+         "first instance's record format identifier FIS\\0 instead of IIR\\0", _fis, "ISO19794-6")
 dg4_case("LDS_E_14", "Missing iris image in instance two (tag 5F2E)", EITHER,
          "the second instance without its image DO 5F2E",
          lambda: group(T, [template(h, r, image=(i == 0)) for i, (h, r) in enumerate(eyes(raw=True))]))
