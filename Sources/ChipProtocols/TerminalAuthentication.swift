@@ -13,6 +13,11 @@ public enum TerminalAuthenticationError: Error, Equatable, Sendable, CustomStrin
     /// The chip refused a step: which, its status word, and what that means here.
     case refused(step: String, status: StatusWord, explanation: String)
     case library(String)
+    /// None of the chip's trust points (EF.CVCA) is a CVCA the terminal's chain starts from or holds.
+    case noChainToChipTrustPoint(chipTrustPoints: [String], chain: [String])
+    /// DG14's TerminalAuthenticationInfo names EF.CVCA by another file identifier or short
+    /// identifier than EF.CVCA's own (011C, 1C): the chip's signed DG14 contradicts its files.
+    case efCVCAElsewhere(fileID: [UInt8], shortFileID: [UInt8]?)
 
     public var description: String {
         switch self {
@@ -20,6 +25,12 @@ public enum TerminalAuthenticationError: Error, Equatable, Sendable, CustomStrin
         case .badCredentials(let why): return "Terminal certificates: \(why)"
         case .refused(let step, let status, let explanation): return "The chip answered \(step) with \(status): \(explanation)"
         case .library(let why): return "libeac: \(why)"
+        case .noChainToChipTrustPoint(let trustPoints, let chain):
+            let shown = trustPoints.isEmpty ? "EF.CVCA names no trust point" : "the chip trusts \(trustPoints.joined(separator: " and ")) (EF.CVCA)"
+            return "\(shown); the terminal's chain (\(chain.joined(separator: " → "))) does not start from it, so no certificate was sent. Use a chain that starts at the chip's CVCA"
+        case .efCVCAElsewhere(let fileID, let shortFileID):
+            let named = fileID.map { String(format: "%02X", $0) }.joined() + (shortFileID.map { ", short identifier " + $0.map { String(format: "%02X", $0) }.joined() } ?? "")
+            return "DG14's TerminalAuthenticationInfo names EF.CVCA as file \(named), but an eMRTD's EF.CVCA is file 011C, short identifier 1C (ICAO 9303-10): the chip's DG14 contradicts its files, so terminal authentication was not run"
         }
     }
 }
@@ -81,10 +92,28 @@ public struct TerminalAuthentication {
             guard length <= 16, rest.count >= 2 + length else { break }
             let value = rest[(rest.startIndex + 2)..<(rest.startIndex + 2 + length)]
             guard let text = String(bytes: value, encoding: .isoLatin1) else { break }
-            references.append(text)
+            if !text.isEmpty { references.append(text) }   // an empty CAR names no trust point
             rest = rest[(rest.startIndex + 2 + length)...]
         }
         return references
+    }
+
+    /// The efCVCA FileID of DG14's TerminalAuthenticationInfo (TR-03110-3 A.1.1.3: fid OCTET
+    /// STRING (2), sfid OCTET STRING (1) OPTIONAL), when it names another file than EF.CVCA's
+    /// 011C / 1C; nil when absent, the same, or unreadable.
+    public static func efCVCAElsewhere(dg14: [UInt8]?) -> TerminalAuthenticationError? {
+        guard let dg14, var set = try? TLV.parse(dg14) else { return nil }
+        if set.tag == 0x6E { guard let inner = try? set.children().first else { return nil }; set = inner }
+        for info in (try? set.children()) ?? [] {
+            guard let fields = try? info.children(), fields.count >= 3, fields[0].tag == 0x06,
+                  (try? ObjectIdentifier.dotted(fields[0].value)) == "0.4.0.127.0.7.2.2.2",
+                  fields[2].tag == 0x30, let file = try? fields[2].children(), let fid = file.first, fid.tag == 0x04 else { continue }
+            let sfid = file.count > 1 && file[1].tag == 0x04 ? Array(file[1].value) : nil
+            if Array(fid.value) != [0x01, 0x1C] || (sfid != nil && sfid != [0x1C]) {
+                return .efCVCAElsewhere(fileID: Array(fid.value), shortFileID: sfid)
+            }
+        }
+        return nil
     }
 
     /// Reads EF.CVCA: one READ BINARY by its short identifier, or, on a chip that does not take
@@ -110,11 +139,17 @@ public struct TerminalAuthentication {
     public func perform(over channel: CardChannel, chipTrustPoints: [String], binding: TerminalAuthenticationBinding,
                         extendedLength: Bool) throws -> TerminalAuthenticationResult {
         let (trustPoint, certificates) = credentials.certificatesToSend(chipTrustPoints: chipTrustPoints)
+        // TR-03110-3 (EF.CVCA): the terminal sends a chain that starts from a trust point the chip
+        // names. Without one, nothing is sent: a chip that accepts a chain from a CVCA its EF.CVCA
+        // does not show is not consistent, and one that shows none cannot be authenticated to.
+        guard trustPoint != nil else {
+            throw TerminalAuthenticationError.noChainToChipTrustPoint(chipTrustPoints: chipTrustPoints,
+                                                                       chain: credentials.chain.map(\.holderReference))
+        }
         for certificate in certificates {
             try send(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xB6, data: TLV.encode(tag: 0x83, value: Array(certificate.authorityReference.utf8))),
-                     over: channel, extendedLength: extendedLength, step: "MSE:Set DST naming \(certificate.authorityReference)") { status in
-                guard trustPoint == nil else { return "it does not know the public key of \(certificate.authorityReference)" }
-                return "it does not know \(certificate.authorityReference), the CVCA this chain starts from; it trusts \(Self.list(chipTrustPoints)) (EF.CVCA). Use a chain that starts at the chip's CVCA"
+                     over: channel, extendedLength: extendedLength, step: "MSE:Set DST naming \(certificate.authorityReference)") { _ in
+                "it does not know the public key of \(certificate.authorityReference)"
             }
             try send(CommandAPDU(ins: 0x2A, p1: 0x00, p2: 0xBE, data: certificate.verifyCertificateData),
                      over: channel, extendedLength: extendedLength, step: "PSO:Verify Certificate of \(certificate.holderReference)") { _ in
@@ -164,13 +199,16 @@ public struct TerminalAuthentication {
         }
     }
 
-    /// A certificate the chip would not verify: what can be seen from here.
+    /// A certificate the chip would not verify: what can be seen from here. Both causes are
+    /// named: a certificate that expired before today may as well carry a signature the chip's
+    /// key does not verify (TR-03105 5.1 ISO7816_E_17/18 use test certificates long expired).
     static func whyRefused(_ certificate: CVCertificate) -> String {
         let today = CVDate.today()
+        let general = "it did not verify \(certificate.holderReference) (\(certificate.summary)): its signature does not verify under the chip's key for \(certificate.authorityReference), or its dates are outside the chip's current date"
         if certificate.expires < today {
-            return "\(certificate.holderReference) expired on \(certificate.expires) (today is \(today)); a chip judges dates by its own clock, the latest effective date among the CVCA, DV and domestic terminal certificates it has accepted, so it refuses certificates that expired before that date"
+            return general + "; \(certificate.holderReference) expired on \(certificate.expires) (today is \(today)), and a chip judges dates by its own clock, the latest effective date among the CVCA, DV and domestic terminal certificates it has accepted, so it refuses certificates that expired before that date"
         }
-        return "it did not verify \(certificate.holderReference) (\(certificate.summary)): its signature does not verify under the chip's key for \(certificate.authorityReference), or its dates are outside the chip's current date"
+        return general
     }
 
     static func list(_ references: [String]) -> String {

@@ -75,7 +75,7 @@ public struct TerminalCredentials: Sendable {
 
     /// The certificates the chip needs to reach the terminal from one of its trust points (the
     /// CVCA references of EF.CVCA): those after the trust point. Without a match, everything but
-    /// a self-signed root, so that the chip itself says it does not know the chain's CVCA.
+    /// a self-signed root, with no trust point: `TerminalAuthentication.perform` then sends nothing.
     public func certificatesToSend(chipTrustPoints: [String]) -> (trustPoint: String?, certificates: [CVCertificate]) {
         // Never one of the chip's own trust points (the self-signed CVCA root, or a link
         // certificate whose new CVCA the chip already holds): a chip may refuse to verify it again.

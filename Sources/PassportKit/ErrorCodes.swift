@@ -86,11 +86,15 @@ extension TerminalAuthenticationError: ReportableError {
         switch self {
         case .badCertificate, .badCredentials: return "terminal_credentials"
         case .refused: return "terminal_authentication_refused"
+        case .noChainToChipTrustPoint: return "terminal_authentication_no_chain"
+        case .efCVCAElsewhere: return "terminal_authentication_info"
         case .library: return "library_error"
         }
     }
     public var exitStatus: Int32 {
         if case .refused = self { return ExitStatus.invalid }
+        if case .noChainToChipTrustPoint = self { return ExitStatus.invalid }
+        if case .efCVCAElsewhere = self { return ExitStatus.invalid }
         return ExitStatus.environment
     }
 }

@@ -28,6 +28,7 @@ extension ReadSession {
         }
         events(.authenticating(protocol: "Terminal Authentication"))
         do {
+            if let contradiction = TerminalAuthentication.efCVCAElsewhere(dg14: files[.dataGroup(14)]) { throw contradiction }
             let trustPoints = TerminalAuthentication.trustPoints(efCVCA: try TerminalAuthentication.readEFCVCA(over: stack.secure))
             outcome.chipTrustPoints = trustPoints
             let result = try TerminalAuthentication(credentials: credentials)
@@ -44,7 +45,17 @@ extension ReadSession {
                 outcome.detail = error.description
             }
             events(.terminalAuthenticationFailed(reason: error.description))
-            for file in protected { markUnavailable(file, "protected by EAC: terminal authentication failed (\(outcome.step ?? "") \(outcome.statusWord ?? ""))") }
+            let why: String
+            if case .noChainToChipTrustPoint = error {
+                outcome.step = "EF.CVCA"
+                why = "no chain from the chip's trust point (EF.CVCA)"
+            } else if case .efCVCAElsewhere = error {
+                outcome.step = "TerminalAuthenticationInfo"
+                why = "DG14's TerminalAuthenticationInfo names another file than EF.CVCA"
+            } else {
+                why = "\(outcome.step ?? "") \(outcome.statusWord ?? "")"
+            }
+            for file in protected { markUnavailable(file, "protected by EAC: terminal authentication failed (\(why))") }
             return
         } catch let error where Self.endsSession(error) {
             // The chip ended secure messaging on a refusal: the rest is read already.
@@ -60,6 +71,14 @@ extension ReadSession {
                 ? "protected by EAC: refused after terminal authentication; the effective authorization (the terminal's CHAT as limited by its DV's and CVCA's) does not include \(file)"
                 : "protected by EAC: \(credentials.terminal.holderReference)'s CHAT does not grant reading \(file) (it grants \(granted.isEmpty ? "no biometric data group" : granted.map { "DG\($0)" }.joined(separator: " ")))"
             try readOrExplain([file], denied: why)
+        }
+        // Other files the chip refused with 6982 before: a chip may put more than DG3 and DG4
+        // behind EAC (TR-03105 5.1 ISO7816_E_26: DG11 and DG12); asked again now.
+        let refusedBefore = unavailableStatus.filter { $0.value == .securityStatusNotSatisfied && !protected.contains($0.key) }.keys.sorted()
+        for file in refusedBefore {
+            unavailable[file] = nil
+            unavailableStatus[file] = nil
+            try readFile(file, whenDenied: "access denied (6982) before and after terminal authentication")
         }
     }
 

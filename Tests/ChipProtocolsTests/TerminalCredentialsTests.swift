@@ -1,4 +1,4 @@
-import ChipProtocols
+@testable import ChipProtocols
 import Foundation
 import Testing
 import TestSupport
@@ -49,7 +49,7 @@ import TestSupport
         #expect(send.map(\.holderReference) == ["UTCVCA00002", "UTDVTEST00001", "UTISTEST00001"])
         // A chip that has taken the link certificate already needs only the DV and the terminal.
         #expect(credentials.certificatesToSend(chipTrustPoints: ["UTCVCA00002"]).certificates.map(\.holderReference) == ["UTDVTEST00001", "UTISTEST00001"])
-        // An unknown CVCA: everything but a self-signed root is sent, for the chip to refuse.
+        // An unknown CVCA: no trust point (perform then sends nothing; TR-03105 5.1 ISO7816_E_08).
         let wrong = try TerminalCredentials.load(directory: Self.eac.appendingPathComponent("wrong-cvca").path)
         let (none, all) = wrong.certificatesToSend(chipTrustPoints: ["UTCVCA00001"])
         #expect(none == nil)
@@ -120,5 +120,14 @@ import TestSupport
         #expect(TerminalAuthenticationBinding.compress(point, isDH: false) == Array(repeating: 0xAA, count: 32))
         #expect(TerminalAuthenticationBinding.compress([1, 2, 3], isDH: true).count == 20)
     }
-}
 
+    /// A refused certificate that expired before today: both causes are named, the signature
+    /// first (TR-03105 5.1 ISO7816_E_17: a wrong signature on a long-expired test certificate).
+    @Test func aRefusedExpiredCertificateNamesTheSignatureToo() throws {
+        let credentials = try TerminalCredentials.load(directory: Self.eac.appendingPathComponent("expired").path)
+        let why = TerminalAuthentication.whyRefused(credentials.terminal)
+        #expect(why.hasPrefix("it did not verify UTISTEST00002"), "\(why)")
+        #expect(why.contains("its signature does not verify under the chip's key for UTDVTEST00001"), "\(why)")
+        #expect(why.contains("UTISTEST00002 expired on 2025-06-30"), "\(why)")
+    }
+}

@@ -141,7 +141,6 @@ final class TerminalAuthenticationScans {
 
     @Test(arguments: [
         ("expired", "PSO:Verify Certificate of UTISTEST00002", "6A80", "expired on 2025-06-30"),
-        ("wrong-cvca", "MSE:Set DST naming UTCVCAX0001", "6A88", "it trusts UTCVCA00001"),
     ])
     func refusedChains(terminal: String, step: String, status: String, explanation: String) throws {
         let (r, out) = try scan(["--eac", Self.terminal(terminal)])
@@ -157,6 +156,19 @@ final class TerminalAuthenticationScans {
         #expect(read.files[.dataGroup(2)] != nil && read.files[.dataGroup(3)] == nil)
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("manifest.json"))) as? [String: Any]
         #expect(manifest?["terminal_authentication"] as? String == "failed")
+    }
+
+    /// A chain from a CVCA the chip's EF.CVCA does not name is not sent (TR-03105 5.1 ISO7816_E_08).
+    @Test func aChainFromAnotherCVCAIsNotSent() throws {
+        let (r, out) = try scan(["--eac", Self.terminal("wrong-cvca")])
+        try #require(r.status == 0, "a refused terminal still saves the rest: \(r.stderr)")
+        let ta = try #require(terminalAuthentication(r))
+        #expect(ta["status"] as? String == "failed")
+        #expect(ta["step"] as? String == "EF.CVCA", "\(ta)")
+        #expect((ta["detail"] as? String)?.contains("the chip trusts UTCVCA00001 (EF.CVCA)") == true, "\(ta)")
+        #expect(unavailable(r)["DG3"]?.hasPrefix("protected by EAC: terminal authentication failed") == true, "\(unavailable(r))")
+        let read = try DumpFolder(reading: out)
+        #expect(read.files[.dataGroup(2)] != nil && read.files[.dataGroup(3)] == nil)
     }
 
     @Test func aCHATWithoutTheDG3RightReadsDG4Only() throws {

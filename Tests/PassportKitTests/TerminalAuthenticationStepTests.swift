@@ -119,4 +119,68 @@ import TestSupport
         #expect(bench.log.lines.contains { $0.hasPrefix("terminal authentication failed: The chip answered PSO:Verify Certificate of UTDVTEST00001 with 6A80") })
         bench.complete()
     }
+
+    /// TR-03105 5.1 ISO7816_E_08/09, LDS_G_01/02: EF.CVCA names another CVCA (or none), so no
+    /// chain starts from a trust point the chip shows; nothing is sent, terminal authentication
+    /// fails and the protected files are not asked.
+    @Test(arguments: [
+        (TLV.encode(tag: 0x42, value: Array("UTCVCA00009".utf8)) + [0, 0], ["UTCVCA00009"]),
+        ([0x42, 0x00, 0x00, 0x00, 0x00], []),
+        (TLV.encode(tag: 0x00, value: Array("UTCVCA00001".utf8)) + [0, 0], []),
+    ] as [([UInt8], [String])])
+    func aChainNotFromTheChipsTrustPointIsNotSent(efCVCA: [UInt8], trustPoints: [String]) throws {
+        let bench = ReaderBench()
+        let session = try Self.authenticatedSession(bench)
+        bench.chip.expectSecure(CommandAPDU(ins: 0xB0, p1: 0x9C, p2: 0, ne: 256), ResponseAPDU(data: efCVCA, status: StatusWord(0x6282)))
+        try session.readProtectedFiles(listed: Self.com.dataGroups, credentials: try Self.credentials("terminal"))
+        let outcome = try #require(session.terminalAuthentication)
+        #expect(outcome.status == "failed")
+        #expect(outcome.step == "EF.CVCA")
+        #expect(outcome.chipTrustPoints == trustPoints)
+        #expect(outcome.detail?.contains("does not start from it, so no certificate was sent") == true, "\(outcome)")
+        #expect(session.unavailable[.dataGroup(3)] == "protected by EAC: terminal authentication failed (no chain from the chip's trust point (EF.CVCA))")
+        bench.complete()
+    }
+
+    /// TR-03105 5.1 ISO7816_E_22/23: DG14's TerminalAuthenticationInfo names EF.CVCA by another
+    /// file identifier (or short identifier) than 011C / 1C: terminal authentication is not run.
+    @Test(arguments: [([0x01, 0x1D], [0x1C]), ([0x01, 0x1C], [0x1D])] as [([UInt8], [UInt8])])
+    func aTerminalAuthenticationInfoNamingAnotherFileStopsIt(fid: [UInt8], sfid: [UInt8]) throws {
+        let bench = ReaderBench()
+        let session = try Self.authenticatedSession(bench)
+        let taInfo = TLV.encode(tag: 0x30, value: [0x06, 0x08, 0x04, 0x00, 0x7F, 0x00, 0x07, 0x02, 0x02, 0x02, 0x02, 0x01, 0x01]
+                                + TLV.encode(tag: 0x30, value: TLV.encode(tag: 0x04, value: fid) + TLV.encode(tag: 0x04, value: sfid)))
+        session.files[.dataGroup(14)] = TLV.encode(tag: 0x6E, value: TLV.encode(tag: 0x31, value: taInfo))
+        try session.readProtectedFiles(listed: Self.com.dataGroups, credentials: try Self.credentials("terminal"))
+        let outcome = try #require(session.terminalAuthentication)
+        #expect(outcome.status == "failed")
+        #expect(outcome.step == "TerminalAuthenticationInfo")
+        #expect(outcome.detail?.contains("names EF.CVCA as file") == true, "\(outcome)")
+        #expect(session.unavailable[.dataGroup(4)]?.hasPrefix("protected by EAC: terminal authentication failed") == true)
+        // The default (011C, 1C) is no contradiction.
+        let same = TLV.encode(tag: 0x6E, value: TLV.encode(tag: 0x31, value: TLV.encode(tag: 0x30, value: [0x06, 0x08, 0x04, 0x00, 0x7F, 0x00, 0x07, 0x02, 0x02, 0x02, 0x02, 0x01, 0x01]
+            + TLV.encode(tag: 0x30, value: TLV.encode(tag: 0x04, value: [0x01, 0x1C]) + TLV.encode(tag: 0x04, value: [0x1C])))))
+        #expect(TerminalAuthentication.efCVCAElsewhere(dg14: same) == nil)
+        bench.complete()
+    }
+
+    /// TR-03105 5.1 ISO7816_E_26: DG11 refused with 6982 before terminal authentication (the
+    /// chip puts it behind EAC too) is asked again after it, and read.
+    @Test func aFileRefusedBeforeIsReadAfterTerminalAuthentication() throws {
+        let bench = ReaderBench()
+        let session = try Self.authenticatedSession(bench)
+        session.unavailable[.dataGroup(11)] = "access denied (6982 (security status not satisfied)); this file needs Extended Access Control"
+        session.unavailableStatus[.dataGroup(11)] = .securityStatusNotSatisfied
+        let credentials = try Self.credentials("terminal")
+        Self.expectChain(bench.chip, credentials)
+        bench.chip.expectFile(.dataGroup(3), Self.dg3)
+        bench.chip.expectFile(.dataGroup(4), Self.dg3)
+        let dg11 = TLV.encode(tag: 0x6B, value: [UInt8](repeating: 0x11, count: 40))
+        bench.chip.expectFile(.dataGroup(11), dg11)
+        try session.readProtectedFiles(listed: Self.com.dataGroups, credentials: credentials)
+        #expect(session.terminalAuthentication?.status == "passed")
+        #expect(session.files[.dataGroup(11)] == dg11)
+        #expect(session.unavailable[.dataGroup(11)] == nil && session.unavailableStatus[.dataGroup(11)] == nil)
+        bench.complete()
+    }
 }

@@ -1049,6 +1049,54 @@ def ta_round_trip():
     del no_cvca["CVCA"]
     check(build_ta(options(), no_cvca, mrz, quiet) is None, "a dump without CVCA.bin: no TA, DG3/DG4 served as any DG")
 
+    # TR-03105 5.1 options: trust points apart from EF.CVCA, ID_PICC's document number, more
+    # files behind TA, the length of TA's challenge
+    from vpassport.quirks import Quirks
+    wrong = dict(files, CVCA=tlv(0x42, b"UTCVCAX0001") + bytes(23))
+    root = os.path.join(eac, "TEST-ONLY-UTCVCA00001.cvcert")
+    c = chip(extra_files=wrong, eac_trust_point=[root])
+    r, point = bac_ca(c)
+    sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "terminal"), id_bac, x_coordinate(point)))
+    check(sw == 0x9000 and reads(r) and r.sm(0xB0, 0x9C, 0, ne=36)[0] == wrong["CVCA"],
+          "--eac-trust-point: EF.CVCA names UTCVCAX0001 (served as it is), the chip trusts UTCVCA00001: TA 9000")
+    for cvca in (bytes(36), bytes.fromhex("4200000000")):
+        r, point = bac_ca(chip(extra_files=dict(files, CVCA=cvca), eac_trust_point=["none"]))
+        try:
+            TaTerminal(r).run(os.path.join(eac, "terminal"), id_bac, x_coordinate(point))
+            check(False, "--eac-trust-point none refuses")
+        except TaFailed as e:
+            check(e.sw == 0x6A88 and r.read_short(0x0101, 1) == files["DG1"],
+                  "--eac-trust-point none, EF.CVCA %s: %s -> %04X" % (cvca[:5].hex(), e.step, e.sw))
+    c = chip(eac_document_number="M01X00T47")
+    r, point = bac_ca(c)
+    sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "terminal"), id_bac, x_coordinate(point)))
+    check(c.ta.document_number == "M01X00T478" and sw == 0x6300,
+          "--eac-document-number M01X00T47: ID_PICC M01X00T478, the MRZ's number -> EXTERNAL AUTHENTICATE 6300")
+    c = chip(eac_protect=["DG11,DG12"])
+    r, point = bac_ca(c)
+    before = [r.sm(0xB0, 0x8B, 0, ne=4)[1], r.sm(0xB0, 0x8C, 0, ne=4)[1]]
+    sw = sw_of(lambda: TaTerminal(r).run(os.path.join(eac, "no-dg3-right"), id_bac, x_coordinate(point)))
+    check(before == [0x6982, 0x6982] and sw == 0x9000 and r.read_short(0x010B, 11) == files["DG11"] and
+          r.read_short(0x010C, 12) == files["DG12"],
+          "--eac-protect DG11,DG12: 6982 before TA, read after a TA whatever its CHAT")
+    for n in (7, 9):
+        base = chip()
+        c = EmrtdOS(dict(files), aa=base.aa, ca=base.ca, ta=base.ta, quirks=Quirks(["ta-challenge-length:%d" % n]))
+        r = Reader(Direct(c))
+        r.plain(0xA4, 0x04, 0x0C, aid)
+        plain_challenge = c.execute(bytes([0, 0x84, 0, 0, 8]))
+        assert r.bac(mrz) == 0x9000
+        chip_authentication(r, r.read_short(0x010E, 14))
+        data, sw = r.sm(0x84, 0, 0, ne=8)
+        check(len(plain_challenge) == 10 and sw == 0x9000 and len(data) == n and c.ta.challenge == data,
+              "--quirk ta-challenge-length:%d: BAC's challenge 8 bytes, under SM %d bytes (r_PICC)" % (n, len(data)))
+    for spec in ("ta-challenge-length", "ta-challenge-length:8", "ta-challenge-length:33"):
+        try:
+            Quirks([spec])
+            check(False, "--quirk %s refused" % spec)
+        except ValueError:
+            check(True, "--quirk %s refused" % spec)
+
 
 def main():
     icao_vectors()

@@ -194,6 +194,13 @@ def main(argv=None):
                         "default: looked up by CHR in Fixtures/pki/eac")
     s.add_argument("--eac-date", metavar="YYMMDD",
                    help="the chip's current date for Terminal Authentication (default: EF.SOD's signing time)")
+    s.add_argument("--eac-trust-point", action="append", metavar="FILE|none",
+                   help="the chip's trust point (CVCA CV certificate, repeatable) whatever EF.CVCA "
+                        "names; 'none': no trust point (EF.CVCA served as it is)")
+    s.add_argument("--eac-document-number", metavar="DOCNO",
+                   help="the document number the chip uses for ID_PICC after BAC (default: DG1's)")
+    s.add_argument("--eac-protect", action="append", metavar="DG11,DG12",
+                   help="more data groups that only a completed Terminal Authentication opens")
     s.add_argument("--ready-file")
     s.add_argument("--port", type=int, default=VPCD_PORT)
     r = sub.add_parser("reader")

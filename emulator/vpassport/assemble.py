@@ -5,6 +5,7 @@ Apart from __main__ so that code building a chip the way `serve` does (the
 self-test) imports this module, not the entry point that runs it.
 """
 import os
+import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_CA_KEY = os.path.join(ROOT, "Fixtures", "pki", "TEST-ONLY-chip-ca-brainpoolP256r1.key.pem")
@@ -169,6 +170,8 @@ def build_ta(args, files, mrz_info, log):
     up by CHR among the *.cvcert files of Fixtures/pki/eac (the dump's repository's, then this
     checkout's). The chip's date: --eac-date YYMMDD, else EF.SOD's signing time. Raises ValueError."""
     from . import ta
+    if getattr(args, "eac_trust_point", None):
+        return build_ta_own_trust_points(args, files, mrz_info, log)
     options = getattr(args, "eac_cvca", None) or []
     date_option = getattr(args, "eac_date", None)
     if "CVCA" not in files:
@@ -224,4 +227,83 @@ def build_ta(args, files, mrz_info, log):
     chip_ta = ta.TerminalAuthentication(anchors, date, mrz_info[:-14],
                                         verbose=getattr(args, "verbose", False))
     log.info("Terminal Authentication: %s (%s); DG3/DG4 need it", chip_ta.describe(), origin)
+    return apply_eac_options(chip_ta, args, log)
+
+
+def _chip_date(args, files):
+    from . import ta
+    if getattr(args, "eac_date", None):
+        return ta.parse_date(args.eac_date), "--eac-date"
+    date = ta.sod_signing_time(files.get("SOD", b""))
+    if date is None:
+        import datetime
+        return datetime.date.today(), "today (EF.SOD has no signing time)"
+    return date, "EF.SOD signing time"
+
+
+def build_ta_own_trust_points(args, files, mrz_info, log):
+    """--eac-trust-point FILE|none (repeatable): the chip's trust points are these CVCA
+    certificates whatever EF.CVCA says (a chip personalised with an EF.CVCA that does not show
+    its trust points: wrong, missing or extra CARs); `none`: no trust point at all. EF.CVCA is
+    served as it is and not interpreted. Raises ValueError."""
+    from . import ta
+    if "CVCA" not in files:
+        raise ValueError("--eac-trust-point given, but the dump has no CVCA.bin (EF.CVCA)")
+    anchors = []
+    for path in args.eac_trust_point:
+        if path == "none":
+            continue
+        try:
+            with open(path, "rb") as f:
+                cert = ta.Certificate(f.read())
+        except (OSError, ValueError) as e:
+            raise ValueError("--eac-trust-point %s: %s" % (path, e))
+        if cert.role != ta.ROLE_CVCA or not (cert.has_domain_parameters or
+                                             cert.key_oid.startswith(ta.BSI + ".2.2.2.1.")):
+            raise ValueError("--eac-trust-point %s (%s) is not a CVCA certificate with its domain "
+                             "parameters" % (path, cert))
+        anchors.append(cert)
+        log.info("Terminal Authentication trust point %s from %s (--eac-trust-point)", cert, path)
+    try:
+        shown = ta.ef_cvca_references(files["CVCA"])
+    except (ValueError, IndexError) as e:
+        shown = ["(unreadable: %s)" % e]
+    log.info("EF.CVCA shows %s; the chip's trust points are %s (--eac-trust-point)",
+             ", ".join(repr(r) for r in shown) or "no CAR", ", ".join(c.chr for c in anchors) or "none")
+    date, origin = _chip_date(args, files)
+    chip_ta = ta.TerminalAuthentication(anchors, date, mrz_info[:-14],
+                                        verbose=getattr(args, "verbose", False))
+    log.info("Terminal Authentication: %s (%s); DG3/DG4 need it", chip_ta.describe(), origin)
+    return apply_eac_options(chip_ta, args, log)
+
+
+def apply_eac_options(chip_ta, args, log):
+    """--eac-document-number (ID_PICC after BAC from another document number than DG1's) and
+    --eac-protect (more files that only a completed Terminal Authentication opens)."""
+    from . import ta
+    from .dump import logical_name
+    number = getattr(args, "eac_document_number", None)
+    if number:
+        text = number.upper()
+        if not re.fullmatch(r"[0-9A-Z<]{1,9}", text):
+            raise ValueError("--eac-document-number %r: 1-9 characters 0-9 A-Z <" % number)
+        text = text.ljust(9, "<")
+        chip_ta.document_number = text + str(ta_check_digit(text))
+        log.info("Terminal Authentication: ID_PICC after BAC from document number %s "
+                 "(--eac-document-number), not DG1's", chip_ta.document_number)
+    for spec in getattr(args, "eac_protect", None) or []:
+        for item in spec.replace("+", ",").split(","):
+            name = logical_name(item.strip()) if item.strip() else None
+            if name is None or not name.startswith("DG"):
+                raise ValueError("--eac-protect %s: not a data group" % item)
+            chip_ta.extra_protected.add(name)
+    if chip_ta.extra_protected:
+        log.info("Terminal Authentication also protects %s (--eac-protect): readable after it "
+                 "succeeded", ", ".join(sorted(chip_ta.extra_protected)))
     return chip_ta
+
+
+def ta_check_digit(text):
+    """ICAO 9303-3 check digit (weights 7 3 1)."""
+    values = [int(c) if c.isdigit() else (0 if c == "<" else ord(c) - 55) for c in text]
+    return sum(v * (7, 3, 1)[i % 3] for i, v in enumerate(values)) % 10

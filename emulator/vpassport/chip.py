@@ -237,6 +237,12 @@ class EmrtdOS(SmartcardOS):
             raise ChipError(0x6D00, "instruction not supported")
         return handler(cmd)
 
+    def _ta_challenge_of_quirk(self):
+        """--quirk ta-challenge-length:N: r_PICC of N bytes instead of 8."""
+        n = self.quirks["ta-challenge-length"]
+        log.info("--quirk ta-challenge-length: a %d-byte challenge under secure messaging", n)
+        return self.random(n)
+
     def _refuse_own_trust_point(self, cmd):
         """--quirk ta-trust-point-refused: a certificate whose CHR is a trust point is not
         verified again."""
@@ -582,6 +588,8 @@ class EmrtdOS(SmartcardOS):
             raise ChipError(0x6700, "GET CHALLENGE needs Le 08")
         self.challenge = self.random(8)
         if self.session is not None and self.ta is not None:
+            if "ta-challenge-length" in self.quirks:
+                self.challenge = self._ta_challenge_of_quirk()
             self.ta.get_challenge(self.challenge)     # r_PICC of Terminal Authentication
         return 0x9000, self.challenge
 

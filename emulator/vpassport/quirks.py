@@ -40,6 +40,8 @@ them at the points named in each docstring line below.
                             ChipAuthenticationInfo and a TerminalAuthenticationInfo: over
                             256 bytes, as on ID cards (needs --pace)
   no-com                    no EF.COM in the eMRTD application (6A82), as on many ID cards
+  ta-challenge-length:N     GET CHALLENGE under secure messaging (Terminal Authentication's
+                            r_PICC) answers N bytes (1..32) instead of 8; BAC's stays 8
 """
 import re
 
@@ -49,7 +51,7 @@ from .dump import logical_name
 NAMES = ("indefinite-length", "sfi-refused", "sticky-auth", "runtime-6700", "read-cap",
          "short-answers", "aa-get-response", "aa-le", "no-card-access", "com-unknown-tags",
          "mutual-auth-error", "pace-refused", "ca-refused", "sm-error", "ta-trust-point-refused",
-         "large-card-access", "no-com")
+         "large-card-access", "no-com", "ta-challenge-length")
 SYNTAX = "NAME[:ARG] with NAME one of " + ", ".join(NAMES)
 
 
@@ -103,6 +105,8 @@ class Quirks:
                 self.on[name] = (_status(sw_text, spec), step or "mse")
             elif name == "read-cap":
                 self.on[name] = _count(arg, spec)
+            elif name == "ta-challenge-length":
+                self.on[name] = ta_challenge_length(arg, spec)
             elif name == "short-answers":
                 self.on[name] = _count(arg, spec, default=0)    # 0: half of what was asked
             elif arg:
@@ -207,3 +211,11 @@ def large_card_access(card_access):
         sequence(oid("0.4.0.127.0.7.2.2.2"), integer(1)),
     ]
     return tlv(0x31, value + b"".join(extra))
+
+
+def ta_challenge_length(arg, spec):
+    """--quirk ta-challenge-length:N: the byte count 1..32 (not 8, which is no quirk)."""
+    if not (arg or "").isdigit() or not 1 <= int(arg) <= 32 or int(arg) == 8:
+        raise ValueError("--quirk %s: needs a challenge length 1..32 other than 8, e.g. "
+                         "ta-challenge-length:7" % spec)
+    return int(arg)

@@ -217,6 +217,7 @@ class TerminalAuthentication:
         self.date = date
         self.document_number = document_number                 # ID_PICC after BAC
         self.verbose = verbose
+        self.extra_protected = set()    # --eac-protect: files opened by any completed TA
         self.reset()
 
     def describe(self):
@@ -234,6 +235,8 @@ class TerminalAuthentication:
 
     def allows(self, name):
         """May the file be read in this session?"""
+        if name in self.extra_protected:
+            return self.done
         bit = PROTECTED.get(name)
         return bit is None or bool(self.granted & bit)
 
