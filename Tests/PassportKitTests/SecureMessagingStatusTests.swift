@@ -1,5 +1,6 @@
 import CardIO
 import LDS
+import PassportCrypto
 @testable import ChipProtocols
 @testable import PassportKit
 import Testing
@@ -48,5 +49,41 @@ import Testing
         #expect(!text.contains(String(Int.max)))
         #expect(text.contains("DG1"))
         #expect(ReadError.shortFile(file: .dataGroup(1), expected: 93, got: 10).description.contains("10 of 93"))
+    }
+}
+
+/// TR-03105 Part 5.1 ISO7816_F_09: an ActiveAuthenticationInfo naming a signature algorithm that
+/// is no ECDSA one fails Active Authentication; without a named algorithm the hashes are tried.
+@Suite struct ActiveAuthenticationSignatureOID {
+    /// P-256, private key 12345 (any point on the curve does: no signature is checked).
+    static let spki: [UInt8] = hexBytes("3059301306072a8648ce3d020106082a8648ce3d0301070342000426efcebd0ee9e34a669187e18b3a9122b2f733945b649cc9f9f921e9f9dad81290238bde9cc7bb330d150c67704dd25ae7055205744b6f31bf4070745872d0e6")
+
+    static func hexBytes(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            out.append(UInt8(text[index..<next], radix: 16)!)
+            index = next
+        }
+        return out
+    }
+
+    @Test func unknownSignatureAlgorithmIsRefused() throws {
+        let signature = ActiveAuthenticationSignature(key: try PublicKey(subjectPublicKeyInfo: Self.spki),
+                                                      ecdsaAlgorithmOID: "1.2.840.10045.4.3.99")
+        let error = #expect(throws: CryptoError.self) {
+            try signature.verify(signature: [UInt8](repeating: 1, count: 64), challenge: [UInt8](repeating: 2, count: 8))
+        }
+        guard case .unsupportedAlgorithm(let why) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(why.contains("1.2.840.10045.4.3.99"))
+    }
+
+    @Test func withoutNamedAlgorithmAWrongSignatureIsInvalid() throws {
+        let signature = ActiveAuthenticationSignature(key: try PublicKey(subjectPublicKeyInfo: Self.spki), ecdsaAlgorithmOID: nil)
+        let error = #expect(throws: CryptoError.self) {
+            try signature.verify(signature: [UInt8](repeating: 1, count: 64), challenge: [UInt8](repeating: 2, count: 8))
+        }
+        guard case .invalidSignature = error else { Issue.record("\(String(describing: error))"); return }
     }
 }

@@ -45,6 +45,8 @@ def observe(status, report):
             steps.append("format")
         if "Secure messaging" in message or "secure session" in message:
             steps.append("sm")
+        if "did not provide" in message:
+            steps.append("format")          # a file the LDS requires (EF.COM/EF.SOD list it) is missing
         if "authentication answer is invalid" in message:
             steps.append("access")          # BAC/PACE: the chip's answer failed its check
         return "failed", steps, "exit %d, %s: %s" % (status, code, message[:160])
