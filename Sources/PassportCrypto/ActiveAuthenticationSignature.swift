@@ -32,7 +32,7 @@ public struct ActiveAuthenticationSignature {
             let candidates: [DigestAlgorithm]
             if let oid = ecdsaAlgorithmOID {
                 guard let digest = Self.ecdsaDigest(oid) else {
-                    throw CryptoError.unsupportedAlgorithm("DG14's ActiveAuthenticationInfo names \(oid), which is not an ECDSA signature algorithm")
+                    throw CryptoError.invalidSignature("DG14's ActiveAuthenticationInfo names \(oid), which is not an ECDSA signature algorithm: the signature cannot be checked")
                 }
                 candidates = [digest]
             } else {

@@ -75,7 +75,7 @@ import Testing
         let error = #expect(throws: CryptoError.self) {
             try signature.verify(signature: [UInt8](repeating: 1, count: 64), challenge: [UInt8](repeating: 2, count: 8))
         }
-        guard case .unsupportedAlgorithm(let why) = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .invalidSignature(let why) = error else { Issue.record("\(String(describing: error))"); return }
         #expect(why.contains("1.2.840.10045.4.3.99"))
     }
 
