@@ -170,13 +170,13 @@ public final class SecureMessagingChannel: CardChannel {
         guard let mac else { throw SecurityError.malformedSecureMessaging("no MAC (DO'8E')") }
         let expected = try keys.mac(padISO9797(macInput, blockSize: keys.blockSize))
         guard constantTimeEqual(expected, mac.value) else { throw SecurityError.badMAC }
+        // The processing status is mandatory in a protected response (ICAO 9303-11 §9.8.6): the
+        // outer status word is not covered by the MAC, so without DO'99' nothing vouches for it.
+        guard let status else { throw SecurityError.malformedSecureMessaging("no processing status (DO'99')") }
         authenticatedAnswers += 1
 
-        var statusWord = response.status
-        if let status {
-            guard status.value.count == 2 else { throw SecurityError.malformedSecureMessaging("DO'99' is not 2 bytes") }
-            statusWord = StatusWord(status.value[status.value.startIndex], status.value[status.value.startIndex + 1])
-        }
+        guard status.value.count == 2 else { throw SecurityError.malformedSecureMessaging("DO'99' is not 2 bytes") }
+        let statusWord = StatusWord(status.value[status.value.startIndex], status.value[status.value.startIndex + 1])
         var plain: [UInt8] = []
         if let encrypted {
             var cipher = encrypted.value

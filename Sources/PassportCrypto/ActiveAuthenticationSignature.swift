@@ -27,9 +27,17 @@ public struct ActiveAuthenticationSignature {
             }
             try verifyISO9796(signature: signature, challenge: challenge)
         } else if key.isEC {
-            // DG14's ActiveAuthenticationInfo names the hash; without it, any SHA-2 (or SHA-1) hash is tried.
-            let candidates = ecdsaAlgorithmOID.flatMap(Self.ecdsaDigest).map { [$0] }
-                ?? [.sha256, .sha384, .sha512, .sha224, .sha1]
+            // DG14's ActiveAuthenticationInfo names the hash; without it, any SHA-2 (or SHA-1) hash is
+            // tried. A signature algorithm it names that is no ECDSA one is refused, not guessed around.
+            let candidates: [DigestAlgorithm]
+            if let oid = ecdsaAlgorithmOID {
+                guard let digest = Self.ecdsaDigest(oid) else {
+                    throw CryptoError.invalidSignature("DG14's ActiveAuthenticationInfo names \(oid), which is not an ECDSA signature algorithm: the signature cannot be checked")
+                }
+                candidates = [digest]
+            } else {
+                candidates = [.sha256, .sha384, .sha512, .sha224, .sha1]
+            }
             let plain = signature.count == 2 * key.size
             guard candidates.contains(where: { key.verify(.ecdsa($0, plain: plain), signature: signature, message: challenge) }) else {
                 throw CryptoError.invalidSignature("the chip's ECDSA Active Authentication signature does not verify")

@@ -227,6 +227,9 @@ public enum ReadError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .chipError(let file, let status):
             return "The chip answered \(status) while reading \(file)."
+        case .shortFile(let file, let expected, let got) where expected == Int.max:
+            // The length was not known yet (the answer that would have carried it was empty).
+            return "The chip sent no data for \(file) at offset \(got), before its length was known."
         case .shortFile(let file, let expected, let got):
             return "The chip stopped sending \(file) after \(got) of \(expected) bytes."
         case .tooMuchData(let file, let requested, let got):

@@ -1098,12 +1098,81 @@ def ta_round_trip():
             check(True, "--quirk %s refused" % spec)
 
 
+def tr03105_cases():
+    """The quirks and fault kinds added for BSI TR-03105 Part 5.1 (app-refused … no-access-control;
+    no-mac, no-cryptogram, no-status, bad-cryptogram), in-process."""
+    print("TR-03105 Part 5.1 quirks and SM response faults (in-process)")
+    from der import parse_tlvs
+    from vpassport import faults
+    from vpassport.quirks import Quirks
+    from smoke_client import Reader
+    files = {"DG1": dg1(td3("X12345678", "900101", "350101")),
+             "COM": tlv(0x60, tlv(0x5F01, b"0107") + tlv(0x5C, b"\x61\x75")),
+             "DG2": tlv(0x75, os.urandom(1000)), "SOD": tlv(0x77, os.urandom(300))}
+    info = cd("X12345678") + cd("900101") + cd("350101")
+    aid = bytes.fromhex("A0000002471001")
+
+    def chip(quirks=(), specs=()):
+        c = EmrtdOS(files, quirks=Quirks(quirks), faults=[faults.parse(x) for x in specs])
+        r = Reader(Direct(c))
+        return c, r
+
+    c, r = chip(["app-refused:6A82"])
+    check(r.plain(0xA4, 0x04, 0x0C, aid)[1] == 0x6A82, "app-refused:6A82: SELECT of the eMRTD AID 6A82")
+    for how in ("mac", "cryptogram"):
+        c, r = chip(["mutual-auth-corrupt:" + how])
+        r.plain(0xA4, 0x04, 0x0C, aid)
+        try:
+            r.bac(info)
+            check(False, "mutual-auth-corrupt:%s: the answer is refused" % how)
+        except AssertionError as e:
+            check(("M_ICC" in str(e)) == (how == "mac"), "mutual-auth-corrupt:%s: %s" % (how, e))
+    c, r = chip(["no-access-control", "eof-answer:6CXX"])
+    check(r.plain(0xA4, 0x04, 0x0C, aid)[1] == 0x9000 and r.plain(0xA4, 0x02, 0x0C, b"\x01\x01")[1] == 0x9000
+          and r.plain(0xB0, 0, 0, ne=8) == (files["DG1"][:8], 0x9000),
+          "no-access-control: DG1 selected and read in plain")
+    size = len(files["DG1"])
+    check(r.plain(0xB0, 0, 80, ne=256) == (b"", 0x6C00 | (size - 80)), "eof-answer:6CXX: 6Cxx with the bytes left")
+    c, r = chip(["eof-answer:6B00"])
+    r.plain(0xA4, 0x04, 0x0C, aid)
+    r.bac(info)
+    check(r.select_ef(0x0101) == 0x9000 and r.sm(0xB0, 0, 80, ne=256) == (b"", 0x6B00),
+          "eof-answer:6B00: a read crossing the end answered 6B00 (in DO'99')")
+    c, r = chip(["atr-info:7F66080202078002020780"])
+    check(r.plain(0xB0, 0x81, 0, ne=256) == (bytes.fromhex("7F66080202078002020780"), 0x6282),
+          "atr-info: EF.ATR/INFO read by SFI 01 from the MF, before access control")
+    for kind, missing in (("no-mac", 0x8E), ("no-cryptogram", 0x87), ("no-status", 0x99)):
+        c, r = chip(specs=[kind + "@DG2/0"])
+        r.plain(0xA4, 0x04, 0x0C, aid)
+        r.bac(info)
+        r.select_ef(0x0102)
+        resp = r.t.transmit(r.protect(0xB0, 0, 0, ne=100))
+        r._next_ssc()
+        dos = parse_tlvs(resp[:-2])
+        tags = [t for t, _, _ in dos]
+        ok = missing not in tags
+        if kind != "no-mac":
+            covered = b"".join(raw for t, _, raw in dos if t != 0x8E)
+            ok = ok and r._mac(covered) == dos[-1][1]
+        check(ok, "--fault %s@DG2/0: response without DO'%02X'%s" % (kind, missing, "" if kind == "no-mac" else ", MAC valid"))
+    c, r = chip(specs=["bad-cryptogram@DG2/0"])
+    r.plain(0xA4, 0x04, 0x0C, aid)
+    r.bac(info)
+    r.select_ef(0x0102)
+    try:
+        data, sw = r.sm(0xB0, 0, 0, ne=100)
+        check(False, "--fault bad-cryptogram@DG2/0: padding broken (got %d bytes)" % len(data or b""))
+    except (ValueError, AssertionError) as e:
+        check("MAC" not in str(e), "--fault bad-cryptogram@DG2/0: MAC valid, padding broken (%s)" % e)
+
+
 def main():
     icao_vectors()
     mrz_cases()
     round_trip()
     eac_round_trip()
     fault_cases()
+    tr03105_cases()
     from vpassport import openpace
     if openpace.available():
         pace_vectors()

@@ -6,6 +6,7 @@ import dataclasses
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -45,6 +46,12 @@ def observe(status, report):
             steps.append("format")
         if "Secure messaging" in message or "secure session" in message:
             steps.append("sm")
+        if re.search(r"sent \d+ bytes of \S+ where \d+ were expected|offset beyond the file", message):
+            steps.append("format")          # a file's TLV length and its size disagree
+        if "did not provide" in message:
+            steps.append("format")          # a file the LDS requires (EF.COM/EF.SOD list it) is missing
+        if "authentication answer is invalid" in message:
+            steps.append("access")          # BAC/PACE: the chip's answer failed its check
         return "failed", steps, "exit %d, %s: %s" % (status, code, message[:160])
     pa = report.get("passive_authentication") or {}
     if pa.get("passed") is not True:

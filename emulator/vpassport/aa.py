@@ -122,3 +122,28 @@ def ecdsa_hash_of(security_infos):
         raise ValueError("DG14 ActiveAuthenticationInfo names an unknown signature algorithm %s"
                          % security_infos.aa_signature_oid)
     return name
+
+
+def sign_9796_2_bad_trailer(chip_aa, challenge):
+    """--quirk aa-bad-trailer: ISO/IEC 9796-2 as sign_9796_2, but the trailer's last byte is
+    wrong (BC -> BD, xx CC -> xx CD); the signature itself is the key's. RSA only."""
+    key = chip_aa.private
+    if key.kind != "RSA":
+        raise ChipError(0x6985, "--quirk aa-bad-trailer needs an RSA key")
+    k = (key.n.bit_length() + 7) // 8
+    m1 = chip_aa.random(chip_aa.m1_length())
+    digest = hash_function(chip_aa.rsa_hash)(m1 + challenge).digest()
+    trailer = b"\xBD" if chip_aa.rsa_hash == "sha1" else bytes([TRAILER_IDS[chip_aa.rsa_hash], 0xCD])
+    m = b"\x6A" + m1 + digest + trailer
+    log.info("--quirk aa-bad-trailer: trailer %s", trailer.hex().upper())
+    return pow(int.from_bytes(m, "big"), key.secret, key.n).to_bytes(k, "big")
+
+
+def ecdsa_hash_or_sha256(security_infos, log_=log):
+    """Hash named by DG14's ActiveAuthenticationInfo; an unknown signature algorithm (a DG14
+    made wrong on purpose) gives SHA-256 with a warning instead of refusing to start."""
+    try:
+        return ecdsa_hash_of(security_infos)
+    except ValueError as e:
+        log_.warning("%s: the chip signs with SHA-256", e)
+        return "sha256"

@@ -62,7 +62,7 @@ def build_aa(args, files, dg14, log):
         log.warning("DG15 (%s) is not the key of the default %s: no Active Authentication "
                     "(INTERNAL AUTHENTICATE -> 6D00); give --aa-key", public, path)
         return None
-    ecdsa_hash = aa.ecdsa_hash_of(dg14) if public.kind == "EC" else None
+    ecdsa_hash = aa.ecdsa_hash_or_sha256(dg14, log) if public.kind == "EC" else None
     if public.kind == "EC" and args.aa_hash:
         log.warning("--aa-hash is for RSA keys; ECDSA uses DG14's ActiveAuthenticationInfo")
     chip_aa = aa.ActiveAuthentication(private, public, rsa_hash=args.aa_hash or "sha1",

@@ -14,9 +14,9 @@ from der import parse_tlvs, tlv, tlv_size
 from . import bac
 from .apdu import ChipError, Command, parse_command
 from .dump import FILES, mrz_information
-from .faults import FILLER, Fault, Faults
+from .faults import FILLER, SM_RESPONSE_KINDS, Fault, Faults
 from .libvsc import Iso7816OS, SmartcardOS
-from .quirks import Quirks
+from .quirks import ATR_INFO, ATR_INFO_FID, ATR_INFO_SFI, Quirks
 from .sm import BacSession
 
 log = logging.getLogger("vpassport.chip")
@@ -315,6 +315,8 @@ class EmrtdOS(SmartcardOS):
             log.info("--fault %s: the previous protected response (%d bytes) sent again "
                      "instead", self.pending_fault.spec, len(self.last_sm_response))
             response = self.last_sm_response
+        elif self.pending_fault is not None and self.pending_fault.kind in SM_RESPONSE_KINDS:
+            response = self._corrupt_sm_response(s, response, odd)
         else:
             self.last_sm_response = response
         if inner.ins == 0x88 and "aa-get-response" in self.quirks and sw == 0x9000:
@@ -436,8 +438,13 @@ class EmrtdOS(SmartcardOS):
 
     def _resolve(self, fid=None, sfi=None):
         """Logical name of an EF of the current DF, by FID or SFI."""
+        if "atr-info" in self.quirks and not self.app_selected and \
+                (fid == ATR_INFO_FID or sfi == ATR_INFO_SFI):
+            return ATR_INFO                     # --quirk atr-info: EF.ATR/INFO in the MF
         lds = (fid is not None and (0x0101 <= fid <= 0x0110 or fid in (0x011D, 0x011E))) \
             or (sfi is not None and (1 <= sfi <= 16 or sfi in (0x1D, 0x1E)))
+        if "no-access-control" in self.quirks:
+            lds = False                         # a plain chip: readable without BAC
         if self.app_selected and "CVCA" in self.files and (fid == 0x011C or sfi == 0x1C):
             lds = True                          # EF.CVCA: an LDS file of the application
         if lds and self.session is None:
@@ -462,6 +469,8 @@ class EmrtdOS(SmartcardOS):
         if cmd.p2 not in (0x0C, 0x00, 0x04):
             raise ChipError(0x6A86, "P2")
         if cmd.p1 == 0x04:                      # by DF name
+            if cmd.data == EMRTD_AID and "app-refused" in self.quirks:
+                raise ChipError(self.quirks["app-refused"], "--quirk app-refused")
             if cmd.data != EMRTD_AID:
                 raise ChipError(0x6A82, "unknown application")
             self.app_selected, self.current_ef = True, None
@@ -576,6 +585,8 @@ class EmrtdOS(SmartcardOS):
             chunk += bytes([FILLER]) * (n - len(chunk))
             log.info("--fault %s: %d bytes for Ne=%d", self.pending_fault.spec, n, cmd.ne)
             return 0x9000, frame(chunk)
+        if want > len(chunk) and "eof-answer" in self.quirks:
+            self._eof_answer(name, offset, cmd, frame(chunk))
         return (0x6282 if want > len(chunk) else 0x9000), frame(chunk)
 
     # --- BAC -------------------------------------------------------------------
@@ -600,6 +611,8 @@ class EmrtdOS(SmartcardOS):
             raise ChipError(0x6700, "MUTUAL AUTHENTICATE needs Lc 28 and Le 28")
         if not self.bac_enabled:
             raise ChipError(0x6985, "BAC is disabled (--no-bac)")
+        if "no-access-control" in self.quirks:
+            raise ChipError(0x6D00, "--quirk no-access-control: a plain chip has no BAC")
         if "mutual-auth-error" in self.quirks:
             raise ChipError(self.quirks["mutual-auth-error"], "--quirk mutual-auth-error")
         if self.session is not None or not self.app_selected or self.challenge is None:
@@ -612,7 +625,10 @@ class EmrtdOS(SmartcardOS):
         rnd_ifd, echoed, k_ifd = s[:8], s[8:16], s[16:]
         if echoed != rnd_icc:
             raise ChipError(0x6300, "RND.ICC not echoed")
-        return 0x9000, self._complete_bac(rnd_icc, rnd_ifd, k_ifd, self.random(16))
+        answer = self._complete_bac(rnd_icc, rnd_ifd, k_ifd, self.random(16))
+        if "mutual-auth-corrupt" in self.quirks:
+            answer = self._corrupt_mutual_auth(answer)
+        return 0x9000, answer
 
     def _complete_bac(self, rnd_icc, rnd_ifd, k_ifd, k_icc):
         """Build E_ICC || M_ICC and open the SM session."""
@@ -649,6 +665,8 @@ class EmrtdOS(SmartcardOS):
 
     # --- Active and Chip Authentication -----------------------------------------------
     def _internal_authenticate(self, cmd):
+        if "aa-bad-trailer" in self.quirks:
+            return self._aa_bad_trailer(cmd)
         return self.aa.internal_authenticate(cmd, self.session)
 
     def _is_terminal_authentication(self, cmd):
@@ -697,3 +715,75 @@ class EmrtdOS(SmartcardOS):
         if self.current_ef and cmd.ins in (0xB0, 0xB1):
             text += " [%s]" % self.current_ef
         return text
+
+    # --- TR-03105 Part 5.1 deviations (quirks app-refused … no-access-control, SM faults) ---------
+    def _corrupt_sm_response(self, s, response, odd):
+        """--fault no-mac / no-cryptogram / no-status / bad-cryptogram: the protected response
+        without DO'8E', without DO'87'/'85', without DO'99' (each with the MAC recomputed over
+        what is left, so only the missing object is wrong), or with a cryptogram whose
+        plaintext padding is broken and a MAC computed over it."""
+        kind, spec = self.pending_fault.kind, self.pending_fault.spec
+        sw = response[-2:]
+        dos = [(t, v) for t, v, _ in parse_tlvs(response[:-2])]
+        if kind == "no-mac":
+            body = b"".join(tlv(t, v) for t, v in dos if t != 0x8E)
+            log.info("--fault %s: DO'8E' left out of the response", spec)
+            return body + sw
+        if kind == "no-cryptogram":
+            dos = [(t, v) for t, v in dos if t not in (0x85, 0x87)]
+            what = "DO'87'/DO'85'"
+        elif kind == "no-status":
+            dos = [(t, v) for t, v in dos if t != 0x99]
+            what = "DO'99'"
+        else:
+            crypt_tag = 0x85 if odd else 0x87
+            values = dict(dos)
+            if crypt_tag not in values:
+                log.info("--fault %s: no cryptogram in this response to corrupt", spec)
+                return response
+            crypt = bytearray(values[crypt_tag])
+            start = 0 if odd else 1              # after DO'87''s padding indicator
+            blocks = (len(crypt) - start) // s.block
+            # CBC: flipping a byte of the previous ciphertext block flips the same byte of the
+            # last plaintext block, which holds the padding's 80 (at data length mod block).
+            plain_length = len(s.decrypt(bytes(crypt[start:])))
+            position = plain_length % s.block
+            if blocks >= 2:
+                crypt[start + (blocks - 2) * s.block + position] ^= 0x01
+            else:
+                crypt[-1] ^= 0x01                # one block: the last byte, any padding garbled
+            dos = [(t, bytes(crypt) if t == crypt_tag else v) for t, v in dos]
+            what = "the cryptogram (padding of its plaintext broken)"
+        body = b"".join(tlv(t, v) for t, v in dos if t != 0x8E)
+        log.info("--fault %s: %s changed, MAC computed over the rest", spec, what)
+        return body + tlv(0x8E, s.mac(body)) + sw
+
+    def _corrupt_mutual_auth(self, answer):
+        """--quirk mutual-auth-corrupt: E_ICC || M_ICC with M_ICC's last byte flipped (mac), or
+        with E_ICC's first byte flipped and M_ICC computed over it (cryptogram)."""
+        e_icc, m_icc = answer[:32], answer[32:]
+        if self.quirks["mutual-auth-corrupt"] == "mac":
+            log.info("--quirk mutual-auth-corrupt:mac: M_ICC corrupted")
+            return e_icc + m_icc[:-1] + bytes([m_icc[-1] ^ 0x01])
+        e_icc = bytes([e_icc[0] ^ 0x01]) + e_icc[1:]
+        log.info("--quirk mutual-auth-corrupt:cryptogram: E_ICC corrupted, M_ICC over it")
+        return e_icc + bac.retail_mac(self.k_mac, e_icc)
+
+    def _eof_answer(self, name, offset, cmd, data):
+        """--quirk eof-answer: Ne beyond the end of the file answered 6B00 or 6Cxx."""
+        if self.quirks["eof-answer"] == 0x6B00:
+            raise ChipError(0x6B00, "--quirk eof-answer: Ne %d beyond the end of %s at offset %d"
+                            % (cmd.ne, name, offset))
+        raise ChipError(0x6C00 | (len(data) & 0xFF),
+                        "--quirk eof-answer: Ne %d beyond the end of %s, %d bytes available"
+                        % (cmd.ne, name, len(data)))
+
+    def _aa_bad_trailer(self, cmd):
+        """--quirk aa-bad-trailer: the signature's trailer byte is wrong (BC -> BD, CC -> CD)."""
+        from .aa import sign_9796_2_bad_trailer
+        real = self.aa.sign
+        self.aa.sign = lambda challenge: sign_9796_2_bad_trailer(self.aa, challenge)
+        try:
+            return self.aa.internal_authenticate(cmd, self.session)
+        finally:
+            self.aa.sign = real

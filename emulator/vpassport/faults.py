@@ -6,6 +6,7 @@ what the reader sees for each kind. This module only parses the option and
 decides which armed fault a READ BINARY triggers; chip.py applies it.
 
   KIND   drop | bad-mac | replay | status:SW | slow:SECONDS | extra[:N]
+         | no-mac | no-cryptogram | no-status | bad-cryptogram
   POINT  FILE        READ BINARY of FILE at an offset > 0 (as --drop-during)
          FILE/0      READ BINARY of FILE at offset 0 (the read that starts it)
          FILE/any    any READ BINARY of FILE
@@ -15,9 +16,14 @@ import re
 
 from .dump import logical_name
 
-KINDS = ("drop", "bad-mac", "replay", "status", "slow", "extra")
+KINDS = ("drop", "bad-mac", "replay", "status", "slow", "extra",
+         "no-mac", "no-cryptogram", "no-status", "bad-cryptogram")
+# Kinds that change the protected response's data objects (SM_RESPONSE_KINDS): chip.py
+# _corrupt_sm_response applies them.
+SM_RESPONSE_KINDS = ("no-mac", "no-cryptogram", "no-status", "bad-cryptogram")
 SYNTAX = ("KIND@FILE[/0|/any][:once|always|N] with KIND drop, bad-mac, replay, "
-          "status:SW (4 hex digits, e.g. status:6982), slow:SECONDS or extra[:N]")
+          "status:SW (4 hex digits, e.g. status:6982), slow:SECONDS, extra[:N], no-mac, "
+          "no-cryptogram, no-status or bad-cryptogram")
 DEFAULT_EXTRA = 16              # bytes beyond what was asked (extra without :N)
 FILLER = 0xEE                   # extra bytes past the end of the file
 
@@ -101,7 +107,7 @@ def parse(spec):
         times = int(count)
     else:
         raise bad("count must be once, always or a number >= 1")
-    if kind in ("bad-mac", "replay") and name == "CardAccess":
+    if kind in ("bad-mac", "replay") + SM_RESPONSE_KINDS and name == "CardAccess":
         raise bad("EF.CardAccess is read in plain, without secure messaging to corrupt")
     return Fault(spec, kind, name, offsets, times, sw, seconds, extra)
 

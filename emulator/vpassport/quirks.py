@@ -42,6 +42,19 @@ them at the points named in each docstring line below.
   no-com                    no EF.COM in the eMRTD application (6A82), as on many ID cards
   ta-challenge-length:N     GET CHALLENGE under secure messaging (Terminal Authentication's
                             r_PICC) answers N bytes (1..32) instead of 8; BAC's stays 8
+  app-refused:SW            SELECT of the eMRTD application (by its AID) answered SW
+  mutual-auth-corrupt:mac|cryptogram  MUTUAL AUTHENTICATE answered 9000 with M_ICC
+                            corrupted, or with E_ICC corrupted and M_ICC computed over it
+  eof-answer:6B00|6CXX      a READ BINARY whose Ne goes beyond the end of the file answered
+                            6B00, or 6Cxx (xx = the bytes that remain), without data,
+                            instead of the remaining bytes with 6282
+  aa-bad-trailer            the Active Authentication signature (RSA, ISO/IEC 9796-2) is
+                            computed over a message whose trailer is wrong (BC -> BD,
+                            xx CC -> xx CD)
+  atr-info:HEX              EF.ATR/INFO (MF, FID 2F01, SFI 01; plain, no access control)
+                            with the content HEX
+  no-access-control         a plain chip: COM, DGs and SOD readable without BAC or PACE (plain
+                            SELECT and READ BINARY); MUTUAL AUTHENTICATE answered 6D00
 """
 import re
 
@@ -51,7 +64,8 @@ from .dump import logical_name
 NAMES = ("indefinite-length", "sfi-refused", "sticky-auth", "runtime-6700", "read-cap",
          "short-answers", "aa-get-response", "aa-le", "no-card-access", "com-unknown-tags",
          "mutual-auth-error", "pace-refused", "ca-refused", "sm-error", "ta-trust-point-refused",
-         "large-card-access", "no-com", "ta-challenge-length")
+         "large-card-access", "no-com", "ta-challenge-length", "app-refused", "mutual-auth-corrupt",
+         "eof-answer", "aa-bad-trailer", "atr-info", "no-access-control")
 SYNTAX = "NAME[:ARG] with NAME one of " + ", ".join(NAMES)
 
 
@@ -103,6 +117,8 @@ class Quirks:
                 if step not in ("", "mse", "ga"):
                     raise ValueError("--quirk %s: after the status only /mse or /ga" % spec)
                 self.on[name] = (_status(sw_text, spec), step or "mse")
+            elif name in NEW_QUIRK_PARSERS:
+                self.on[name] = NEW_QUIRK_PARSERS[name](arg, spec)
             elif name == "read-cap":
                 self.on[name] = _count(arg, spec)
             elif name == "ta-challenge-length":
@@ -141,6 +157,8 @@ class Quirks:
             served["CardAccess"] = large_card_access(served["CardAccess"])
         if "no-com" in self:
             served.pop("COM", None)
+        if "atr-info" in self:
+            served[ATR_INFO] = self["atr-info"]
         return served
 
     def read_answer_size(self, asked):
@@ -219,3 +237,46 @@ def ta_challenge_length(arg, spec):
         raise ValueError("--quirk %s: needs a challenge length 1..32 other than 8, e.g. "
                          "ta-challenge-length:7" % spec)
     return int(arg)
+
+# --- app-refused, mutual-auth-corrupt, eof-answer, atr-info (TR-03105 Part 5.1 cases) ----------
+ATR_INFO = "ATRInfo"                            # logical name of EF.ATR/INFO (atr-info)
+ATR_INFO_FID, ATR_INFO_SFI = 0x2F01, 0x01
+
+
+def _mutual_auth_corrupt(arg, spec):
+    if arg.lower() not in ("mac", "cryptogram"):
+        raise ValueError("--quirk %s: mutual-auth-corrupt:mac or mutual-auth-corrupt:cryptogram" % spec)
+    return arg.lower()
+
+
+def _eof_answer(arg, spec):
+    if arg.upper() == "6B00":
+        return 0x6B00
+    if arg.upper() == "6CXX":
+        return 0x6C00
+    raise ValueError("--quirk %s: eof-answer:6B00 or eof-answer:6CXX" % spec)
+
+
+def _atr_info(arg, spec):
+    if not re.fullmatch(r"([0-9A-Fa-f]{2})+", arg or ""):
+        raise ValueError("--quirk %s: atr-info needs the file's content in hex, e.g. "
+                         "atr-info:7F66080202078002020780" % spec)
+    return bytes.fromhex(arg)
+
+
+def _no_value(name):
+    def parse(arg, spec):
+        if arg:
+            raise ValueError("--quirk %s: %s takes no value" % (spec, name))
+        return True
+    return parse
+
+
+NEW_QUIRK_PARSERS = {
+    "app-refused": lambda arg, spec: _status(arg, spec),
+    "mutual-auth-corrupt": _mutual_auth_corrupt,
+    "eof-answer": _eof_answer,
+    "aa-bad-trailer": _no_value("aa-bad-trailer"),
+    "atr-info": _atr_info,
+    "no-access-control": _no_value("no-access-control"),
+}
