@@ -108,21 +108,16 @@ for _id, _h in [("LDS_H_08", "sha1"), ("LDS_H_97", "sha224"), ("LDS_H_98", "sha2
 
 
 @case("LDS_H_15", "RSASSA-PKCS1_v15 with SHA256, SHA256 DG hash, DS NOT stored inside SOD", SUCCESSFUL,
-      deviation="EF.SOD (PKCS#1 SHA-256) without certificates; the DSC is given to the inspection system as "
-                "a file next to the CSCA (the scan's only way to take certificates: --csca FOLDER)")
+      deviation="EF.SOD (PKCS#1 SHA-256) without certificates; the inspection system has the DSC "
+                "(`passport scan --dsc FILE`)")
 def h15(work):
     import os
     config = make(work, alg=Alg("pkcs1", "sha256"), sod=lambda s: setattr(s, "certificates", []))
-    folder = os.path.join(work, "trust")
-    os.makedirs(folder, exist_ok=True)
-    k = new_key("rsa-2048")
-    dsc = CertBuilder(k, Alg("pkcs1", "sha256")).build()
-    cert, _, pem = sodkit.csca("uto")
-    with open(os.path.join(folder, "csca.pem"), "wb") as f:
-        f.write(x509.pem(cert))
-    with open(os.path.join(folder, "dsc.pem"), "wb") as f:
+    dsc = CertBuilder(new_key("rsa-2048"), Alg("pkcs1", "sha256")).build()
+    path = os.path.join(work, "dsc.pem")
+    with open(path, "wb") as f:
         f.write(x509.pem(dsc))
-    config.trust = ["--csca", folder]
+    config.scan = ["--dsc", path]
     return config
 
 
