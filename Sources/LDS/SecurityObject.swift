@@ -73,7 +73,14 @@ public struct SecurityObject: Sendable, Equatable {
             hashes[number] = Array(fields[1].value)
         }
         dataGroupHashes = hashes
-        if lso.count >= 4, lso[3].tag == 0x30 {
+        // ICAO 9303-10 4.6.2.2: version 0 (LDS 1.7) has no ldsVersionInfo, version 1 (LDS 1.8 on)
+        // has it; any other version, or the two mixed, is not an LDSSecurityObject.
+        let hasVersionInfo = lso.count >= 4 && lso[3].tag == 0x30
+        guard (version == 0 && !hasVersionInfo) || (version == 1 && hasVersionInfo) else {
+            throw TLVError.malformed("LDSSecurityObject version \(version) "
+                + (hasVersionInfo ? "with" : "without") + " LDS version information (ICAO 9303-10: version 0 without, version 1 with)")
+        }
+        if hasVersionInfo {
             let info = try lso[3].children()
             ldsVersion = info.first.map { String(decoding: $0.value, as: UTF8.self) }
             unicodeVersion = info.count > 1 ? String(decoding: info[1].value, as: UTF8.self) : nil

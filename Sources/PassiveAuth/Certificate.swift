@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import LDS
+import PassportCrypto
 import Synchronization
 
 /// An X.509 certificate held by OpenSSL. Names, serial and key identifiers are read once; the
@@ -108,7 +109,43 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
     public func isSigned(by issuer: Certificate) -> Bool {
         guard let key = issuer.publicKey else { return false }
         defer { ERR_clear_error() }
-        return X509_verify(x509, key) == 1
+        if X509_verify(x509, key) == 1 { return true }
+        return isSignedPlainECDSA(by: key)
+    }
+
+    /// X.509 version (1, 2 or 3).
+    public var version: Int { X509_get_version(x509) + 1 }
+
+    /// keyUsage: nil when absent, else whether it is critical and asserts digitalSignature.
+    public var keyUsage: (critical: Bool, digitalSignature: Bool)? {
+        let usage = X509_get_key_usage(x509)
+        guard usage != UInt32.max else { return nil }
+        let index = X509_get_ext_by_NID(x509, NID_key_usage, -1)
+        let critical = index >= 0 && X509_EXTENSION_get_critical(X509_get_ext(x509, index)) == 1
+        return (critical, usage & UInt32(KU_DIGITAL_SIGNATURE) != 0)
+    }
+
+    /// RFC 5280 §4.1.2.5: validity dates through 2049 are UTCTime; nil when they are.
+    public var validityEncodingProblem: String? {
+        guard let fields = try? tbsCertificate.children(),
+              let validity = fields.first(where: { $0.tag == 0x30 && (try? $0.children().allSatisfy { [0x17, 0x18].contains($0.tag) }) == true }),
+              let times = try? validity.children() else { return nil }
+        for time in times where time.tag == 0x18 {
+            let year = Int(String(decoding: time.value.prefix(4), as: UTF8.self)) ?? 0
+            if year < 2050 { return "a date in \(year) is a GeneralizedTime, not a UTCTime" }
+        }
+        return nil
+    }
+
+    /// OpenSSL does not know the BSI ecdsa-plain-* signature OIDs (TR-03111, r‖s), which EF.SOD
+    /// signatures may use and so may the certificates of their chain: those are checked with the
+    /// SOD's own signature code, over the tbsCertificate, when it names the same algorithm.
+    private func isSignedPlainECDSA(by key: OpaquePointer) -> Bool {
+        guard signatureAlgorithm.oid.hasPrefix("0.4.0.127.0.7.1.1.4.1."),
+              let inner = try? tbsCertificate.children().first(where: { $0.tag == 0x30 }),
+              (try? AlgorithmIdentifier(inner)) == signatureAlgorithm,
+              let scheme = try? SignatureScheme(signatureAlgorithm, digest: nil) else { return false }
+        return scheme.verify(signature: signatureValue, message: tbsCertificateDER, key: key)
     }
 
     public var isSelfIssued: Bool { subject.matches(issuer) }

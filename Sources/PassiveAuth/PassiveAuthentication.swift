@@ -27,6 +27,7 @@ public enum PassiveAuthentication {
             return report
         }
         checkHashes(files: files, sod: sod, &report)
+        checkDataGroupList(files: files, sod: sod, &report)
         let signer = cms.signers[0]
         guard let dsc = checkSignature(cms, signer: signer, documentSigners: documentSigners,
                                        stored: { trust.documentSigners(for: signer) }, &report) else { return report }
@@ -136,6 +137,21 @@ public enum PassiveAuthentication {
         }
     }
 
+    /// EF.COM and EF.SOD name the same data groups (ICAO 9303-10 §4.6.1, §4.6.2: EF.COM lists the
+    /// data groups present, EF.SOD hashes each of them). A group in one list only is either
+    /// unauthenticated or missing. Without EF.COM (or an unreadable one) there is nothing to compare.
+    static func checkDataGroupList(files: [LDSFile: [UInt8]], sod: SecurityObject, _ report: inout PassiveAuthenticationReport) {
+        guard let bytes = files[.com], let com = try? EFCOM(bytes: bytes) else { return }
+        let listed = Set(com.dataGroups.compactMap { file -> Int? in if case .dataGroup(let n) = file { return n } else { return nil } })
+        let hashed = Set(sod.dataGroupHashes.keys)
+        guard listed != hashed else { return }
+        let names = { (numbers: Set<Int>) in numbers.sorted().map { "DG\($0)" }.joined(separator: ", ") }
+        var parts: [String] = []
+        if !listed.subtracting(hashed).isEmpty { parts.append("EF.COM lists \(names(listed.subtracting(hashed))) without a hash in EF.SOD") }
+        if !hashed.subtracting(listed).isEmpty { parts.append("EF.SOD hashes \(names(hashed.subtracting(listed))) that EF.COM does not list") }
+        report.fail("EF.COM and EF.SOD disagree on the data groups: " + parts.joined(separator: "; ") + ".")
+    }
+
     /// Step 2: EF.SOD's signature, by the certificate the SignerInfo names (embedded or
     /// supplied). Returns that Document Signer certificate, or nil when there is none to check with.
     static func checkSignature<Report: SignerCheck>(_ cms: CMSSignedData, signer: SignerInfo, documentSigners: [Certificate],
@@ -193,6 +209,30 @@ public enum PassiveAuthentication {
         }
     }
 
+    /// ICAO 9303-12 §7.1.1 (certificate profile; BSI TR-03105 5.1 LDS_H): a v3 certificate
+    /// issued under the CSCA's exact name, with an authorityKeyIdentifier holding the key
+    /// identifier, a critical keyUsage asserting digitalSignature, no MD5/MD2 signature, and
+    /// validity dates through 2049 as UTCTime.
+    public static func documentSignerProfileProblems(_ dsc: Certificate, csca: Certificate) -> [String] {
+        var problems: [String] = []
+        if dsc.version != 3 { problems.append("it is an X.509 v\(dsc.version) certificate, not v3") }
+        if !dsc.issuer.matches(csca.subject) {
+            problems.append("its issuer (\(dsc.issuer)) is not the name of the CSCA whose key signed it (\(csca.subject))")
+        }
+        if dsc.authorityKeyIdentifier == nil { problems.append("it has no authorityKeyIdentifier with a keyIdentifier") }
+        switch dsc.keyUsage {
+        case nil: problems.append("it has no keyUsage extension")
+        case let usage?:
+            if !usage.critical { problems.append("its keyUsage extension is not critical") }
+            if !usage.digitalSignature { problems.append("its keyUsage does not assert digitalSignature") }
+        }
+        if ["1.2.840.113549.1.1.2", "1.2.840.113549.1.1.3", "1.2.840.113549.1.1.4"].contains(dsc.signatureAlgorithm.oid) {
+            problems.append("it is signed with MD2/MD4/MD5 (\(dsc.signatureAlgorithm.oid))")
+        }
+        if let why = dsc.validityEncodingProblem { problems.append("its validity is misencoded: \(why)") }
+        return problems
+    }
+
     /// Step 4: DSC → a trusted CSCA that signed it, valid at the judgement time, of the issuing
     /// state. Returns the CSCA (even when a later check failed), or nil when none signed the DSC.
     static func checkChain<Report: SignerCheck>(dsc: Certificate, documentState: String?, trust: TrustStore,
@@ -215,6 +255,9 @@ public enum PassiveAuthentication {
         let csca = signing.first { $0.isValid(at: time) && $0.isSelfIssued } ?? signing.first { $0.isValid(at: time) } ?? signing[0]
         report.csca = CertificateInfo(csca)
         let failuresBefore = report.failures.count
+        for problem in documentSignerProfileProblems(dsc, csca: csca) {
+            report.fail("The Document Signer certificate does not follow the ICAO 9303-12 profile: \(problem).")
+        }
         if !csca.isCA {
             report.fail("The certificate that issued the DSC (\(csca.subject)) is not a CA certificate.")
         }

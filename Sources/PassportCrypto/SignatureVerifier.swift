@@ -6,6 +6,8 @@ public enum SignatureScheme: Sendable, Equatable, CustomStringConvertible {
     case rsaPSS(hash: DigestAlgorithm, mgfHash: DigestAlgorithm, saltLength: Int)
     /// ECDSA; `plain` for BSI TR-03111 r‖s signatures, DER otherwise (both are accepted on verify).
     case ecdsa(DigestAlgorithm, plain: Bool)
+    /// DSA (FIPS 186-4), which ICAO 9303-12 allows for EF.SOD; DER Dss-Sig-Value signatures.
+    case dsa(DigestAlgorithm)
 
     /// The scheme an algorithm OID names; `digest` is needed when the OID names only the key
     /// type (rsaEncryption, id-ecPublicKey). RSA-PSS needs its parameters: see `rsaPSS`.
@@ -32,13 +34,18 @@ public enum SignatureScheme: Sendable, Equatable, CustomStringConvertible {
         case "0.4.0.127.0.7.1.1.4.1.3": self = .ecdsa(.sha256, plain: true)
         case "0.4.0.127.0.7.1.1.4.1.4": self = .ecdsa(.sha384, plain: true)
         case "0.4.0.127.0.7.1.1.4.1.5": self = .ecdsa(.sha512, plain: true)
+        case "1.2.840.10040.4.3": self = .dsa(.sha1)
+        case "2.16.840.1.101.3.4.3.1": self = .dsa(.sha224)
+        case "2.16.840.1.101.3.4.3.2": self = .dsa(.sha256)
+        case "2.16.840.1.101.3.4.3.3": self = .dsa(.sha384)
+        case "2.16.840.1.101.3.4.3.4": self = .dsa(.sha512)
         default: throw CryptoError.unsupportedAlgorithm(oid)
         }
     }
 
     public var digest: DigestAlgorithm {
         switch self {
-        case .rsaPKCS1(let d), .ecdsa(let d, _): return d
+        case .rsaPKCS1(let d), .ecdsa(let d, _), .dsa(let d): return d
         case .rsaPSS(let d, _, _): return d
         }
     }
@@ -48,6 +55,7 @@ public enum SignatureScheme: Sendable, Equatable, CustomStringConvertible {
         case .rsaPKCS1(let d): return "RSA PKCS#1 v1.5 with \(d.rawValue)"
         case .rsaPSS(let d, let m, let s): return "RSA-PSS with \(d.rawValue), MGF1-\(m.rawValue), salt \(s)"
         case .ecdsa(let d, let plain): return "ECDSA with \(d.rawValue)\(plain ? " (plain r‖s)" : "")"
+        case .dsa(let d): return "DSA with \(d.rawValue)"
         }
     }
 
@@ -66,6 +74,8 @@ public enum SignatureScheme: Sendable, Equatable, CustomStringConvertible {
             guard passport_evp_pkey_ctx_set_rsa_padding(pkeyContext, RSA_PKCS1_PSS_PADDING) == 1,
                   passport_evp_pkey_ctx_set_rsa_mgf1_md(pkeyContext, mgf.evp) == 1,
                   passport_evp_pkey_ctx_set_rsa_pss_saltlen(pkeyContext, Int32(salt)) == 1 else { return false }
+        case .dsa:
+            break
         case .ecdsa:
             if !SignatureScheme.isDERSignature(sig) {
                 guard let der = SignatureScheme.derFromPlain(sig) else { return false }

@@ -10,8 +10,11 @@ public struct DocumentDetails: Sendable {
     public private(set) var lines: [(String, String)] = []
     /// Problems parsing individual files (the rest is still shown).
     public private(set) var problems: [String] = []
+    private let givenMRZ: MRZ?
 
-    public init(files: [LDSFile: [UInt8]], now: Date = Date()) {
+    /// `givenMRZ`: the MRZ the reader was given (the data page); DG1 must hold the same.
+    public init(files: [LDSFile: [UInt8]], now: Date = Date(), givenMRZ: MRZ? = nil) {
+        self.givenMRZ = givenMRZ
         // Each file on its own: one that does not parse is a problem, the others are still shown.
         let describers: [(LDSFile, (inout DocumentDetails, [UInt8]) throws -> Void)] = [
             (.com, { try $0.describeCOM($1) }),
@@ -41,7 +44,13 @@ public struct DocumentDetails: Sendable {
     }
 
     private mutating func describeDG1(_ bytes: [UInt8], now: Date) throws {
-        let summary = DocumentSummary(dg1: try DataGroup1(bytes: bytes), now: now)
+        let dg1 = try DataGroup1(bytes: bytes)
+        let summary = DocumentSummary(dg1: dg1, now: now)
+        // ICAO 9303 holds DG1 to the MRZ's syntax and check digits, and to the data page.
+        problems += dg1.mrz.profileProblems.map { "DG1: \($0)." }
+        if let givenMRZ, givenMRZ.lines.joined() != dg1.mrz.lines.joined() {
+            problems.append("DG1: the chip's MRZ differs from the MRZ given (the data page): \(dg1.mrz.lines.joined(separator: " ")).")
+        }
         report.document = summary
         lines += [("Document", "\(summary.documentCode) (\(summary.mrzFormat)), issued by \(summary.issuingState)"),
                   ("Name", "\(summary.primaryIdentifier), \(summary.secondaryIdentifier)"),

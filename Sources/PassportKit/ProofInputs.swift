@@ -66,6 +66,7 @@ enum ProofInputs {
             guard mgf == digest else { throw Failure("RSA-PSS with MGF1-\(mgf.rawValue) and \(digest.rawValue): no circuit takes mixed hashes") }
             return .rsaPSS(digest, saltLength: saltLength)
         case .ecdsa(let digest, _): return .ecdsa(digest)
+        case .dsa: throw Failure("DSA: no circuit takes DSA signatures")
         }
     }
 }

@@ -50,10 +50,13 @@ struct ScanCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Describe every exchange with the chip on stderr (no data, no keys).") var verbose = false
     @Flag(help: "Print every APDU on stderr. WARNING: reveals keys and personal data.") var traceApdus = false
     @OptionGroup(title: "Verification (runs when trust anchors are configured)") var trustOptions: TrustOptions
+    @Option(name: .customLong("dsc"), help: ArgumentHelp("A Document Signer certificate not embedded in the SOD (DER/PEM); repeatable. Not with --watch.", valueName: "file"))
+    var dscs: [String] = []
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func validate() throws {
         if connstring != nil && !nfc { throw ValidationError("A connstring is only taken with --nfc.") }
+        if watch && !dscs.isEmpty { throw ValidationError("--dsc is for one scan, not with --watch (import the DSC into the trust store instead).") }
         if let timeBudget, !(timeBudget > 0) { throw ValidationError("--time-budget must be a positive number of seconds.") }
         if !(0...3600).contains(resumeWait) { throw ValidationError("--resume-wait takes 0 to 3600 seconds (0: fail as soon as the passport leaves).") }
         let fields = [documentNumber, birth, expiry].compactMap { $0 }
@@ -146,7 +149,8 @@ struct ScanCommand: ParsableCommand {
             var trust: TrustStore?
             if trustOptions.sources.isConfigured {
                 let store = try trustOptions.sources.load()
-                verification = PassiveAuthentication.verify(files: scanned.files, trust: store)
+                let documentSigners = try dscs.flatMap { try Certificate.load(file: URL(fileURLWithPath: $0)) }
+                verification = PassiveAuthentication.verify(files: scanned.files, trust: store, documentSigners: documentSigners)
                 trust = store
             }
             let contents = ChipAuthenticity.assess(scanned, trust: trust, verification: verification)
@@ -185,7 +189,8 @@ struct ScanCommand: ParsableCommand {
     }
 
     func report(_ contents: ChipContents, dump: URL, verification: PassiveAuthenticationReport?, trust: TrustStore?) throws {
-        let details = DocumentDetails(files: contents.files)
+        let given = mrz.flatMap { try? MRZ(text: $0.replacingOccurrences(of: "\\n", with: "\n")) }
+        let details = DocumentDetails(files: contents.files, givenMRZ: given)
         let files = contents.files.keys.sorted()
         if json {
             printJSON(ScanReport(contents: contents, dump: dump, details: details, verification: verification, requirePACE: requirePace))

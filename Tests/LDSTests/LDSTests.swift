@@ -110,6 +110,21 @@ extension Array {
         #expect(sod.cms.count > 1000)
     }
 
+    @Test func securityObjectVersionMustMatchItsVersionInformation() throws {
+        // The fixture's LDSSecurityObject is version 0 without ldsVersionInfo: "02 01 00" before
+        // its hash AlgorithmIdentifier "30 0B 06 09". Version 2, or 1 without the version
+        // information (TR-03105 5.1 LDS_H_39, LDS_H_88), is not an LDSSecurityObject.
+        let bytes = try #require(dump.files[.sod])
+        let marker: [UInt8] = [0x02, 0x01, 0x00, 0x30, 0x0B, 0x06, 0x09]
+        let at = try #require((0...(bytes.count - marker.count)).first { Array(bytes[$0..<($0 + marker.count)]) == marker })
+        for version: UInt8 in [1, 2] {
+            var changed = bytes
+            changed[at + 2] = version
+            #expect(throws: TLVError.self) { _ = try SecurityObject(bytes: changed) }
+        }
+        #expect(try SecurityObject(bytes: bytes).version == 0)
+    }
+
     @Test func truncatedFilesAreRejected() throws {
         for file in [LDSFile.com, .dataGroup(1), .sod] {
             let bytes = try #require(dump.files[file])

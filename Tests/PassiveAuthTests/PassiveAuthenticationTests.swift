@@ -47,6 +47,40 @@ import TestSupport
         #expect(report.csca?.subject.contains("CSCA UTO TEST") == true)
     }
 
+    @Test func efCOMAndEFSODMustNameTheSameDataGroups() throws {
+        // TR-03105 5.1 LDS_H_90..92: the fixture's EF.COM lists DG1 2 11 12 14 15 as its EF.SOD
+        // hashes; an EF.COM without DG15 (tag 6F), or with DG3 (63) too, disagrees.
+        var files = try DumpFolder(reading: TestPaths.fixtures.appendingPathComponent("passport")).files
+        let com = try EFCOM(bytes: try #require(files[.com]))
+        func comListing(_ tags: [UInt8]) -> [UInt8] {
+            let body: [UInt8] = [0x5F, 0x01, 0x04] + Array((com.ldsVersion ?? "0107").utf8)
+                + [0x5F, 0x36, 0x06] + Array("040000".utf8) + [0x5C, UInt8(tags.count)] + tags
+            return [0x60, UInt8(body.count)] + body
+        }
+        files[.com] = comListing([0x61, 0x75, 0x6B, 0x6C, 0x6E, 0x6F])
+        #expect(PassiveAuthentication.verify(files: files, trust: try trust()).passed)
+        files[.com] = comListing([0x61, 0x75, 0x6B, 0x6C, 0x6E])
+        var report = PassiveAuthentication.verify(files: files, trust: try trust())
+        #expect(report.failures == ["EF.COM and EF.SOD disagree on the data groups: EF.SOD hashes DG15 that EF.COM does not list."])
+        files[.com] = comListing([0x61, 0x63, 0x75, 0x6B, 0x6C, 0x6E, 0x6F])
+        report = PassiveAuthentication.verify(files: files, trust: try trust())
+        #expect(report.failures == ["EF.COM and EF.SOD disagree on the data groups: EF.COM lists DG3 without a hash in EF.SOD."])
+    }
+
+    @Test func documentSignerProfile() throws {
+        func load(_ name: String) throws -> Certificate { try Certificate.load(file: Self.pki.appendingPathComponent(name))[0] }
+        let csca = try load("TEST-ONLY-csca-UTO.pem")
+        for dsc in ["TEST-ONLY-dsc-UTO.pem", "TEST-ONLY-dsc-UTO-rsapss.pem", "TEST-ONLY-dsc-UTO-p256.pem"] {
+            #expect(PassiveAuthentication.documentSignerProfileProblems(try load(dsc), csca: csca).isEmpty, "\(dsc)")
+        }
+        #expect(PassiveAuthentication.documentSignerProfileProblems(try load("TEST-ONLY-dsc-UTO-bp384.pem"),
+                                                                    csca: try load("TEST-ONLY-csca-UTO-bp384.pem")).isEmpty)
+        // Judged against another CSCA's name: the issuer does not match.
+        let problems = PassiveAuthentication.documentSignerProfileProblems(try load("TEST-ONLY-dsc-UTO.pem"),
+                                                                           csca: try load("TEST-ONLY-csca-UTO-bp384.pem"))
+        #expect(problems.count == 1 && problems[0].hasPrefix("its issuer"))
+    }
+
     @Test func explicitParameterKeysAreReported() throws {
         let report = PassiveAuthentication.verify(files: try files("ecdsa-brainpoolP384r1-explicit"), trust: try trust())
         #expect(report.passed)

@@ -65,6 +65,9 @@ def observe(status, report):
         steps.append("ta")
     if report.get("pace_fallback"):
         steps.append("pace")
+    if report.get("data_group_list"):
+        # EF.COM missing or not an EF.COM: reported, and the data groups read through EF.SOD.
+        steps.append("format")
     if report.get("problems"):
         steps.append("format")
     verdict = "successful" if status == 0 and not steps else "failed"

@@ -58,7 +58,7 @@ def cmd_serve(args):
         pace_chip = None
         if args.pace:
             from .dump import mrz_information
-            pace_chip = build_pace(args, files, mrz_information(files["DG1"]), log, ca_key_file)
+            pace_chip = build_pace(args, files, access_mrz_information(args, files), log, ca_key_file)
         chip_aa = build_aa(args, files, dg14, log)
         chip_ca = build_ca(args, dg14, *ca_key_file, log, used_by_cam=bool(
             pace_chip is not None and pace_chip.ca_private_key is not None))
@@ -69,7 +69,7 @@ def cmd_serve(args):
             raise ValueError("--ca-wrong-key: this chip has no Chip Authentication "
                              "(needs DG14 and its private key)")
         from .dump import mrz_information as _mrz_information
-        chip_ta = build_ta(args, files, _mrz_information(files["DG1"]), log)
+        chip_ta = build_ta(args, files, access_mrz_information(args, files), log)
         if chip_ta is not None and chip_ca is None and not (
                 pace_chip is not None and pace_chip.ca_private_key is not None):
             log.warning("EF.CVCA but no Chip Authentication (nor PACE-CAM): Terminal Authentication "
@@ -85,7 +85,7 @@ def cmd_serve(args):
         chip = EmrtdOS(files, extended_length=not args.no_extended_length,
                        drop_during=drop, verbose=args.verbose, pace=pace_chip,
                        bac_enabled=not args.no_bac, aa=chip_aa, ca=chip_ca, faults=armed,
-                       quirks=quirks, ta=chip_ta)
+                       quirks=quirks, ta=chip_ta, mrz_info=access_mrz_information(args, files))
         log.info("quirks: %s", quirks.describe())
         for fault in chip.faults.faults:
             log.info("fault armed: %s", fault.describe())
@@ -163,6 +163,14 @@ def _wait_for_reader(scard, args):
     return 1
 
 
+def access_mrz_information(args, files):
+    """MRZ information of the access key: from --mrz-key when given, else from DG1."""
+    from .dump import mrz_information, mrz_key_information
+    if getattr(args, "mrz_key", None):
+        return mrz_key_information(args.mrz_key)
+    return mrz_information(files["DG1"])
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="vpassport")
     sub = p.add_subparsers(dest="command", required=True)
@@ -201,6 +209,9 @@ def main(argv=None):
                    help="the document number the chip uses for ID_PICC after BAC (default: DG1's)")
     s.add_argument("--eac-protect", action="append", metavar="DG11,DG12",
                    help="more data groups that only a completed Terminal Authentication opens")
+    s.add_argument("--mrz-key", metavar="NUMBER,BIRTH,EXPIRY",
+                   help="the access key (BAC, PACE with the MRZ, TA's document number) from these fields "
+                        "instead of DG1's MRZ; check digits are computed (a DG1 that differs or cannot be parsed)")
     s.add_argument("--ready-file")
     s.add_argument("--port", type=int, default=VPCD_PORT)
     r = sub.add_parser("reader")

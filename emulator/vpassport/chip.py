@@ -51,7 +51,7 @@ class EmrtdOS(SmartcardOS):
 
     def __init__(self, files, extended_length=True, drop_during=None,
                  verbose=False, pace=None, bac_enabled=True, aa=None, ca=None, faults=(),
-                 quirks=None, ta=None):
+                 quirks=None, ta=None, mrz_info=None):
         self.quirks = quirks or Quirks()        # quirks.py: field behaviours (--quirk)
         self.files = self.quirks.apply_to_files(files)   # {logical name: bytes}, as served
         self.extended_length = extended_length
@@ -77,7 +77,7 @@ class EmrtdOS(SmartcardOS):
         self.ta = ta                            # ta.TerminalAuthentication or None (no EF.CVCA)
         self.next_session = None                # CA: keys for the commands after this one
         self.random = os.urandom                # replaced by the self-test
-        self.mrz_info = mrz_information(files["DG1"])
+        self.mrz_info = mrz_info or mrz_information(files["DG1"])   # mrz_info: --mrz-key
         self.k_enc, self.k_mac = bac.bac_keys_from_seed(bac.k_seed(self.mrz_info))
         if verbose:
             log.info("MRZ information %s, K_enc %s, K_mac %s", self.mrz_info,

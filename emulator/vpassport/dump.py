@@ -104,3 +104,13 @@ def check_mrz_information(info):
         if _check_digit(field[:-1]) != field[-1]:
             problems.append("%s check digit mismatch" % label)
     return problems
+
+
+def mrz_key_information(spec):
+    """MRZ information from "NUMBER,BIRTH,EXPIRY" (--mrz-key): the access key given apart from DG1,
+    check digits computed; a number longer than 9 characters is cut as in the MRZ (first 9 + check)."""
+    parts = [p.strip().upper() for p in spec.split(",")]
+    if len(parts) != 3 or not all(parts) or any(len(d) != 6 or not d.isdigit() for d in parts[1:]):
+        raise ValueError("--mrz-key needs NUMBER,BIRTH,EXPIRY (dates YYMMDD), not %r" % spec)
+    number = parts[0][:9].ljust(9, "<")
+    return "".join(f + _check_digit(f) for f in (number, parts[1], parts[2]))
