@@ -138,18 +138,24 @@ public enum PassiveAuthentication {
     }
 
     /// EF.COM and EF.SOD name the same data groups (ICAO 9303-10 §4.6.1, §4.6.2: EF.COM lists the
-    /// data groups present, EF.SOD hashes each of them). A group in one list only is either
-    /// unauthenticated or missing. Without EF.COM (or an unreadable one) there is nothing to compare.
+    /// data groups present, EF.SOD hashes each of them). A hash for a group EF.COM does not list
+    /// fails (the signed and the unsigned list disagree on what the chip holds). A group EF.COM
+    /// lists without a hash fails when the chip gave it (below: a file without its hash); when the
+    /// chip does not hold it either, EF.COM (unsigned) over-lists, as real chips do: a warning.
+    /// Without EF.COM (or an unreadable one) there is nothing to compare.
     static func checkDataGroupList(files: [LDSFile: [UInt8]], sod: SecurityObject, _ report: inout PassiveAuthenticationReport) {
         guard let bytes = files[.com], let com = try? EFCOM(bytes: bytes) else { return }
         let listed = Set(com.dataGroups.compactMap { file -> Int? in if case .dataGroup(let n) = file { return n } else { return nil } })
         let hashed = Set(sod.dataGroupHashes.keys)
-        guard listed != hashed else { return }
         let names = { (numbers: Set<Int>) in numbers.sorted().map { "DG\($0)" }.joined(separator: ", ") }
-        var parts: [String] = []
-        if !listed.subtracting(hashed).isEmpty { parts.append("EF.COM lists \(names(listed.subtracting(hashed))) without a hash in EF.SOD") }
-        if !hashed.subtracting(listed).isEmpty { parts.append("EF.SOD hashes \(names(hashed.subtracting(listed))) that EF.COM does not list") }
-        report.fail("EF.COM and EF.SOD disagree on the data groups: " + parts.joined(separator: "; ") + ".")
+        let unlisted = hashed.subtracting(listed)
+        if !unlisted.isEmpty {
+            report.fail("EF.COM and EF.SOD disagree on the data groups: EF.SOD hashes \(names(unlisted)) that EF.COM does not list.")
+        }
+        let overListed = listed.subtracting(hashed).filter { files[.dataGroup($0)] == nil }
+        if !overListed.isEmpty {
+            report.warn("EF.COM lists \(names(overListed)), which the chip does not hold and EF.SOD does not hash.")
+        }
     }
 
     /// Step 2: EF.SOD's signature, by the certificate the SignerInfo names (embedded or

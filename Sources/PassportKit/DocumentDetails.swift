@@ -41,6 +41,9 @@ public struct DocumentDetails: Sendable {
         report.com = DocumentReport.COM(ldsVersion: com.ldsVersion, unicodeVersion: com.unicodeVersion,
                                         dataGroups: com.dataGroups.map(\.name))
         lines.append(("LDS", "version \(com.ldsVersion ?? "?"), lists \(com.dataGroups.map(\.name).joined(separator: " "))"))
+        // ICAO 9303-10 §4.6.1: both versions are mandatory in EF.COM (TR-03105 5.1 LDS_A_05, _07).
+        if com.ldsVersion == nil { problems.append("COM: no LDS version (5F01), which ICAO 9303-10 requires") }
+        if com.unicodeVersion == nil { problems.append("COM: no Unicode version (5F36), which ICAO 9303-10 requires") }
     }
 
     private mutating func describeDG1(_ bytes: [UInt8], now: Date) throws {
