@@ -133,13 +133,12 @@ struct ReadingJudge {
                     layout.expiryDate, layout.expiryDateCheck].flatMap { field in field.range.map { field.line * 64 + $0 } })
     }
 
-    /// The access-key positions the corrector changed; a realigned key line counts as changed
-    /// throughout (its characters were not read where they stand).
+    /// The access-key positions where the corrector chose a character other than the one read,
+    /// among alternatives (a letter in a date, which its grammar turns into its digit twin with
+    /// no alternative, is read, not chosen by a check digit). A line realigned by one character
+    /// keeps its characters, shifted.
     static func substitutedKeyPositions(_ corrected: MRZCorrector.Result) -> Set<Int> {
-        let key = keyPositions(corrected.mrz)
-        var changed = Set(corrected.changes.map { ($0.line - 1) * 64 + $0.position - 1 }).intersection(key)
-        for line in corrected.realignedLines { changed.formUnion(key.filter { $0 / 64 == line - 1 }) }
-        return changed
+        Set(corrected.changes.filter { !$0.forced }.map { ($0.line - 1) * 64 + $0.position - 1 }).intersection(keyPositions(corrected.mrz))
     }
 
     /// Characters a check digit cannot tell from a look-alike: their values differ by a multiple
