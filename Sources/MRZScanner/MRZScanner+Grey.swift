@@ -6,6 +6,7 @@ extension MRZScanner {
     /// `pixels` holds `height` rows of `bytesPerRow` bytes, the first `width` of each are the image.
     public func scan(greyPixels pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int) throws -> MRZScanResult {
         let budget = SearchBudget(work: workBudget, outerSeconds: timeBudget)
+        lastSearch = nil
         guard width > 0, height > 0, bytesPerRow >= width, pixels.count >= bytesPerRow * (height - 1) + width,
               let image = LeptonicaImage.grey(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
         else { throw MRZScanError.undecodableImage }

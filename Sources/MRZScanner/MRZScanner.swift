@@ -99,7 +99,7 @@ public final class MRZScanner {
     /// image refused. It never decides the ordinary case: `workBudget` does.
     public var timeBudget: Double = SearchBudget.defaultOuterSeconds
     /// What the last scan spent (work units, and whether the outer clock stopped it).
-    public private(set) var lastSearch: SearchBudget.Summary?
+    public internal(set) var lastSearch: SearchBudget.Summary?
     /// Above this share of pixels in strong colour, a photo is read from its lightest channel first.
     var colourMarkShare = 0.004
     /// A best zone scoring below this (MRZBandFinder's score: about 1.5-2 for an MRZ across the
@@ -111,6 +111,7 @@ public final class MRZScanner {
 
     public func scan(imageData: [UInt8]) throws -> MRZScanResult {
         let budget = SearchBudget(work: workBudget, outerSeconds: timeBudget)
+        lastSearch = nil
         guard let upright = upright(imageData) else { throw MRZScanError.undecodableImage }
         return try scan(upright: upright, budget: budget)
     }
