@@ -37,7 +37,7 @@ struct SearchViews {
     /// Tesseract reads a round's views after the cell model has read them.
     var endsRound: Bool { pending.isEmpty && [2, 4, 7].contains(stage) }
 
-    /// The next view's candidate zones; nil when every view was made (or time is up).
+    /// The next view's candidate zones; nil when every view was made (or the budget is spent).
     mutating func next(budget: SearchBudget) -> MRZBandFinder.Result? {
         while !budget.exhausted {
             if pending.isEmpty {
