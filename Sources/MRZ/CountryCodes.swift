@@ -37,10 +37,16 @@ VIRVI VNMVN VUTVU WLFWF WSMWS YEMYE ZAFZA ZMBZM ZWEZW
     /// nationality, and ICAO's fictitious specimen state Utopia.
     static let withoutState: Set<String> = ["XXA", "XXB", "XXC", "XXX", "UTO"]
 
+    /// ICAO 9303-3's codes of organisations that issue travel documents and have no ISO 3166-1
+    /// pair (beside UNO/UNA/UNK, EUE and XOM above): the African Development Bank, the African
+    /// Export-Import Bank, the Caribbean Community, the Council of Europe, COMESA, SADC, ECOWAS,
+    /// the OECS, the International Maritime Organisation's seafarers, and Interpol.
+    static let organisations: Set<String> = ["XBA", "XIM", "XCC", "XCE", "XCO", "XDC", "XEC", "XES", "XMP", "XPO"]
+
     /// Whether `code` (fillers allowed, as in `D<<`) is a code an MRZ may carry.
     public static func isKnownMRZCode(_ code: String) -> Bool {
         let trimmed = code.replacingOccurrences(of: "<", with: "")
-        return alpha2(fromMRZ: trimmed) != nil || withoutState.contains(trimmed)
+        return alpha2(fromMRZ: trimmed) != nil || withoutState.contains(trimmed) || organisations.contains(trimmed)
     }
 
     /// The two-letter code for an MRZ issuing state or nationality, if known.

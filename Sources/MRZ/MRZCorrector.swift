@@ -10,6 +10,9 @@ public enum MRZCorrector {
         public let position: Int  // 1-based
         public let from: Character
         public let to: Character
+        /// The field's grammar left no other reading (a letter in a date is its digit twin): the
+        /// check digits did not choose it among alternatives.
+        public var forced = false
         public var description: String { "line \(line) position \(position): \(from) → \(to)" }
     }
 
@@ -214,7 +217,8 @@ public enum MRZCorrector {
         for (lineIndex, line) in best.lines.enumerated() {
             let original = lines[lineIndex]
             for (position, character) in line.enumerated() where original[position] != character {
-                changes.append(Change(line: lineIndex + 1, position: position + 1, from: original[position], to: character))
+                changes.append(Change(line: lineIndex + 1, position: position + 1, from: original[position], to: character,
+                                      forced: options[lineIndex][position][0].character == character))
             }
         }
         // The score is the substitution cost plus 100 per failing check or grammar violation.

@@ -2,14 +2,15 @@ import CLeptonica
 import ImageCodecs
 
 extension MRZScanner {
-    /// Reads the MRZ from raw 8-bit grey pixels (a video frame: VideoFrames), within `timeBudget`.
+    /// Reads the MRZ from raw 8-bit grey pixels (a video frame: VideoFrames), within `workBudget` (and the outer `timeBudget`), as a photo.
     /// `pixels` holds `height` rows of `bytesPerRow` bytes, the first `width` of each are the image.
     public func scan(greyPixels pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int) throws -> MRZScanResult {
-        let deadline = Deadline(seconds: timeBudget)
+        let budget = SearchBudget(work: workBudget, outerSeconds: timeBudget)
+        lastSearch = nil
         guard width > 0, height > 0, bytesPerRow >= width, pixels.count >= bytesPerRow * (height - 1) + width,
               let image = LeptonicaImage.grey(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
         else { throw MRZScanError.undecodableImage }
-        return try scan(upright: image, deadline: deadline)
+        return try scan(upright: image, budget: budget)
     }
 
     public func scan(greyPixels pixels: [UInt8], width: Int, height: Int, bytesPerRow: Int? = nil) throws -> MRZScanResult {

@@ -87,11 +87,19 @@ public final class MRZScanner {
         return try scan(imageData: [UInt8](data))
     }
 
-    /// How long one image may take, in seconds (0.9 by default: with decoding and the last line
-    /// read, an image is done within a second): the search over angles, orientations, scales and
-    /// zones stops when it is spent and the image is refused (the least broken reading's error).
-    /// The likeliest readings come first, so a readable photo is rarely near it.
-    public var timeBudget: Double = 0.9
+    /// How much work one image (or video frame) may take, in work units (`SearchBudget.Cost`: about a
+    /// millisecond each of this project's 2-core development machine, release build, one core): the
+    /// search over views, angles, zones and line readings stops when it is spent and the image is
+    /// refused (the least broken reading's error). It is counted, not timed, so the same image gives
+    /// the same reading or the same refusal on any machine under any load. The likeliest readings
+    /// come first, so a readable photo is rarely near it.
+    public var workBudget = SearchBudget.defaultWork
+    /// An outer safety stop only, in seconds (10 by default): a search still running after this
+    /// long (a machine many times slower than intended, or starved for seconds) is stopped and the
+    /// image refused. It never decides the ordinary case: `workBudget` does.
+    public var timeBudget: Double = SearchBudget.defaultOuterSeconds
+    /// What the last scan spent (work units, and whether the outer clock stopped it).
+    public internal(set) var lastSearch: SearchBudget.Summary?
     /// Above this share of pixels in strong colour, a photo is read from its lightest channel first.
     var colourMarkShare = 0.004
     /// A best zone scoring below this (MRZBandFinder's score: about 1.5-2 for an MRZ across the
@@ -101,17 +109,11 @@ public final class MRZScanner {
     /// finder and the line reader need a few pixels per stroke.
     public var minImageSide = 1000
 
-    /// A point in time after which the search stops.
-    struct Deadline {
-        let end: UInt64
-        init(seconds: Double) { end = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9) }
-        var passed: Bool { DispatchTime.now().uptimeNanoseconds >= end }
-    }
-
     public func scan(imageData: [UInt8]) throws -> MRZScanResult {
-        let deadline = Deadline(seconds: timeBudget)
+        let budget = SearchBudget(work: workBudget, outerSeconds: timeBudget)
+        lastSearch = nil
         guard let upright = upright(imageData) else { throw MRZScanError.undecodableImage }
-        return try scan(upright: upright, deadline: deadline)
+        return try scan(upright: upright, budget: budget)
     }
 
     /// The decoded image, turned as its EXIF orientation says (a phone photo stored sideways). A
@@ -139,9 +141,10 @@ public final class MRZScanner {
     /// three rounds. Each view is first read by the cell model alone, which takes milliseconds;
     /// when no view of a round gives a reading that stands alone, the round's views are read again
     /// with Tesseract (tens of milliseconds a line), for a reading or for a second opinion.
-    func scan(upright: LeptonicaImage, deadline: Deadline) throws -> MRZScanResult {
+    func scan(upright: LeptonicaImage, budget: SearchBudget) throws -> MRZScanResult {
+        defer { lastSearch = budget.summary }
         guard let greys = greys(of: upright) else { throw MRZScanError.undecodableImage }
-        var views = SearchViews(scanner: self, working: greys.working, otherGrey: greys.other)
+        var views = SearchViews(scanner: self, working: greys.working, otherGrey: greys.other, budget: budget)
 
         var failure: (problems: Int, error: MRZScanError)?
         func note(_ attempt: Attempt) -> MRZScanResult? {
@@ -155,15 +158,15 @@ public final class MRZScanner {
         var unread: [ReadView] = [] // read by the cell model, not yet by Tesseract
         func readUnread() -> MRZScanResult? {
             defer { unread = [] }
-            for index in unread.indices where !deadline.passed {
-                if let result = note(read(&unread[index], deadline: deadline, withTesseract: true)) { return result }
+            for index in unread.indices where !budget.exhausted {
+                if let result = note(read(&unread[index], budget: budget, withTesseract: true)) { return result }
             }
             return nil
         }
-        while !deadline.passed, let found = views.next(deadline: deadline) {
+        while !budget.exhausted, let found = views.next(budget: budget) {
             if !found.bands.isEmpty {
                 var view = ReadView(found: found)
-                if let result = note(read(&view, deadline: deadline, withTesseract: false)) { return result }
+                if let result = note(read(&view, budget: budget, withTesseract: false)) { return result }
                 unread.append(view)
             }
             if views.endsRound, let result = readUnread() { return result }
@@ -216,14 +219,14 @@ public final class MRZScanner {
     /// reading of the zone (the other reader, or another scale) gives the same access key and none
     /// gives another: on a garbled line the check digits can hold by chance, some misreadings (A
     /// for 0) satisfy them all, and two independent misreadings rarely agree.
-    private func read(_ view: inout ReadView, deadline: Deadline, withTesseract: Bool) -> Attempt {
+    private func read(_ view: inout ReadView, budget: SearchBudget, withTesseract: Bool) -> Attempt {
         let found = view.found
         var judge = ReadingJudge(skewDegrees: found.skewDegrees, maxCorrectionCost: maxCorrectionCost)
         for (index, band) in found.bands.prefix(maxBands).enumerated() {
-            if deadline.passed { break }
+            if budget.exhausted { break }
             judge.startZone()
             // The cell model's decodings are kept: Tesseract's round needs them again as a second opinion.
-            let decodings = view.cellDecodings[index] ?? cellDecodings(of: band, in: found.deskewed)
+            let decodings = view.cellDecodings[index] ?? cellDecodings(of: band, in: found.deskewed, budget: budget)
             view.cellDecodings[index] = decodings
             trace("view at \(found.skewDegrees)°, zone \(index) (\(band.lines.count) lines, score \(band.score)), cells: \(decodings.map { "\($0.lines) \($0.keyConfidence)%" })")
             for decoded in decodings {
@@ -234,8 +237,8 @@ public final class MRZScanner {
             // Most photos are read at the first scale; a failing one is read again smaller and larger.
             let heights = index < 2 ? [textHeight, textHeight - 5, textHeight + 7] : [textHeight]
             for height in heights {
-                if deadline.passed { break }
-                for reading in readings(of: band, in: found.deskewed, textHeight: height, deadline: deadline, known: &view.lineReadings) {
+                if budget.exhausted { break }
+                for reading in readings(of: band, in: found.deskewed, textHeight: height, budget: budget, known: &view.lineReadings) {
                     trace("  tesseract at \(height) px: \(reading.map(\.text)), least sure \(reading.map { $0.confidences.min() ?? 0 })")
                     if case .accept(let result) = judge.consider(reading, minimumKeyConfidence: minimumKeyConfidence) {
                         return .success(result)
@@ -250,14 +253,16 @@ public final class MRZScanner {
     /// What the cell model reads in the band: its decodings as the zone stands and, when none of
     /// those stands alone, upside down (the zone's lines and cells in reverse order, each cell
     /// turned: a page upside down is then read at once, without a view of its own).
-    private func cellDecodings(of band: MRZBandFinder.Band, in image: LeptonicaImage) -> [CellDecoder.Decoded] {
+    private func cellDecodings(of band: MRZBandFinder.Band, in image: LeptonicaImage, budget: SearchBudget) -> [CellDecoder.Decoded] {
         guard let classifier = cellClassifier else { return [] }
+        budget.spend(.cellZone)
         let zones = cellZones(of: band, in: image)
         func decode(_ lines: [LineCells]) -> CellDecoder.Decoded? {
             CellDecoder.decode(lines.map { CellClassifier.LineReading(cells: classifier.read($0)) })
         }
         let upright = zones.compactMap(decode)
         if upright.contains(where: { $0.keyConfidence >= minimumCellConfidence }) { return upright }
+        if !zones.isEmpty { budget.spend(.cellZone) }
         return upright + zones.compactMap { decode($0.reversed().map(\.turnedHalf)) }
     }
 
@@ -302,20 +307,24 @@ public final class MRZScanner {
     /// The band's lines as read; for two lines of about 30 characters (a TD1 card whose third
     /// line was not found as such) also with the line one pitch below, and one pitch above, added.
     private func readings(of band: MRZBandFinder.Band, in image: LeptonicaImage, textHeight: Int,
-                          deadline: Deadline, known: inout [LineCrop: TesseractLineReader.Reading]) -> [[TesseractLineReader.Reading]] {
+                          budget: SearchBudget, known: inout [LineCrop: TesseractLineReader.Reading]) -> [[TesseractLineReader.Reading]] {
         let zone = band.zone
         func readLine(_ line: PixelRect) -> TesseractLineReader.Reading {
-            // Out of time: an empty line, which no layout accepts.
-            if deadline.passed { return TesseractLineReader.Reading(text: "", confidences: []) }
+            // Out of work: an empty line, which no layout accepts.
+            if budget.exhausted { return TesseractLineReader.Reading(text: "", confidences: []) }
             let rect = Self.lineCrop(line, across: zone)
             let key = LineCrop(x: rect.x, y: rect.y, width: rect.width, height: rect.height, lineHeight: line.height, textHeight: textHeight)
             if let reading = known[key] { return reading }
+            // Tesseract's time grows with the crop it is given (the line scaled to `textHeight`).
+            let scale = Double(textHeight) / Double(max(1, line.height))
+            budget.spend(.tesseractLine)
+            budget.spend(.tesseractKilopixel, times: Int(Double(rect.width) * scale * Double(rect.height) * scale / 1000))
             let reading = self.readLine(line, across: zone, in: image, textHeight: textHeight)
             known[key] = reading
             return reading
         }
         let lines = band.lines.map(readLine)
-        guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33, !deadline.passed else { return [lines] }
+        guard lines.count == 2, lines.map(\.text.count).reduce(0, +) < 2 * 33, !budget.exhausted else { return [lines] }
         let (below, above) = Self.neighbours(of: band)
         return [lines + [readLine(below)], [readLine(above)] + lines, lines]
     }

@@ -11,8 +11,10 @@ struct ReadingJudge {
 
     let skewDegrees: Double
     let maxCorrectionCost: Int
-    /// Valid readings of the current zone that need another reading's agreement.
-    private var unsure: [MRZScanResult] = []
+    /// Valid readings of the current zone that need another reading's agreement, each with the
+    /// access-key positions it needs another reading to have read as they stand (`needs`) and the
+    /// positions the corrector changed in it (`substituted`: it supports no other reading there).
+    private var unsure: [(result: MRZScanResult, needs: Set<Int>, substituted: Set<Int>)] = []
     /// The access keys of every valid reading of the current zone.
     private var keys: Set<MRZAccessKey> = []
     private(set) var failure: MRZScanError?
@@ -32,7 +34,7 @@ struct ReadingJudge {
     mutating func endZone() {
         if let first = unsure.first, failureProblems > 0 {
             failureProblems = 0
-            failure = .uncertain(lines: first.mrz.lines)
+            failure = .uncertain(lines: first.result.mrz.lines)
         }
     }
 
@@ -40,7 +42,7 @@ struct ReadingJudge {
     /// 0-100). A clean reading stands alone when Tesseract is at least `minimumKeyConfidence` sure
     /// of every character of the access-key lines.
     mutating func consider(_ reading: [TesseractLineReader.Reading], minimumKeyConfidence: Float) -> Verdict {
-        consider(reading.map(\.text), minimumKeyConfidence: minimumKeyConfidence) { keyLines in
+        consider(reading.map(\.text), minimumKeyConfidence: minimumKeyConfidence, checkBlindMatters: true) { keyLines in
             // The corrector drops lines it finds empty; number the rest as it does.
             let kept = reading.filter { !MRZCorrector.normalise($0.text).isEmpty }
             return keyLines.compactMap { $0 - 1 < kept.count ? kept[$0 - 1].confidences.min() : nil }.min() ?? 0
@@ -48,8 +50,12 @@ struct ReadingJudge {
     }
 
     /// Judges one reading, `keyConfidence` saying how sure (0-100) its reader is of the
-    /// access-key lines (1-based line numbers).
-    mutating func consider(_ lines: [String], minimumKeyConfidence: Float, keyConfidence confidenceOf: (Set<Int>) -> Float) -> Verdict {
+    /// access-key lines (1-based line numbers). `checkBlindMatters`: the reader does not weigh the
+    /// characters a check digit cannot tell from their look-alike (Tesseract; the cell model's
+    /// confidence already counts those alternatives), so such characters of the document number
+    /// need a second reading.
+    mutating func consider(_ lines: [String], minimumKeyConfidence: Float, checkBlindMatters: Bool = false,
+                           keyConfidence confidenceOf: (Set<Int>) -> Float) -> Verdict {
         guard let corrected = try? MRZCorrector.correct(lines) else {
             if failure == nil { failure = .unreadable(lines: lines) }
             return .undecided
@@ -66,16 +72,28 @@ struct ReadingJudge {
                 : .checkDigitsFail(lines: corrected.mrz.lines, failing: failing))
             return .undecided
         }
+        // Every field plausible on its own terms: a date that is no date is refused outright.
+        if Self.impossibleDate(corrected.mrz) != nil {
+            note(problems: 1, .checkDigitsFail(lines: corrected.mrz.lines, failing: []))
+            return .undecided
+        }
         let keyConfidence = confidenceOf(corrected.keyLines)
         let result = MRZScanResult(mrz: corrected.mrz, recognisedLines: lines, corrections: corrected.changes,
                                    skewDegrees: skewDegrees, cost: corrected.cost, keyConfidence: keyConfidence)
         // Zeros and fillers satisfy a check digit whatever they stand for: a key with an unknown
         // or zero date part must be read as printed, twice.
+        // State codes that are no ICAO 9303-3 code (nor one of its documented exceptions, nor the
+        // specimen state UTO) are allowed on documents, but a misread code is the likelier
+        // story: such a reading never stands alone.
         let weakKey = MRZScanner.hasWeakDates(corrected.mrz)
+        let unknownCodes = !Self.knownCodes(corrected.mrz)
         if weakKey && !corrected.keyLinesReadAsIs { return .undecided }
         let key = corrected.mrz.accessKey
         keys.insert(key)
-        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey && keys.count == 1 {
+        let substituted = Self.substitutedKeyPositions(corrected)
+        let blind = checkBlindMatters ? Self.checkBlindPositions(corrected.mrz) : []
+        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey && !unknownCodes
+            && blind.isEmpty && keys.count == 1 {
             return .accept(result)
         }
         // A key line read with two characters too many or too few and realigned had hundreds of
@@ -85,12 +103,77 @@ struct ReadingJudge {
         if corrected.realignedLines.contains(where: { corrected.keyLines.contains($0) && $0 - 1 < errors.count && errors[$0 - 1] >= 2 }) {
             return .undecided
         }
-        unsure.append(result)
-        // Two readings agree on the key and no reading of this zone gave another.
-        if unsure.count >= 2 && keys.count == 1 {
-            return .accept(unsure.min { $0.cost < $1.cost }!)
+        var needs = substituted.union(blind)
+        if weakKey { needs.formUnion(Self.keyPositions(corrected.mrz)) }
+        unsure.append((result, needs, substituted))
+        // Two readings agree on the key, no reading of this zone gave another, and what one of
+        // them owes to a substitution (or to a character its check digit cannot tell from its
+        // look-alike) another read as it stands: check digits satisfied by substitutions alone
+        // are no evidence.
+        if unsure.count >= 2 && keys.count == 1 && Self.supported(unsure) {
+            return .accept(unsure.min { $0.result.cost < $1.result.cost }!.result)
         }
         return .undecided
+    }
+
+    /// Whether every position some reading needs is read as it stands by another reading.
+    static func supported(_ readings: [(result: MRZScanResult, needs: Set<Int>, substituted: Set<Int>)]) -> Bool {
+        readings.indices.allSatisfy { index in
+            readings[index].needs.allSatisfy { position in
+                readings.indices.contains { $0 != index && !readings[$0].substituted.contains(position) }
+            }
+        }
+    }
+
+    /// The access-key fields' positions (line × 64 + index, 0-based): document number, birth and
+    /// expiry date, and their check digits.
+    static func keyPositions(_ mrz: MRZ) -> Set<Int> {
+        let layout = mrz.format.layout
+        return Set([layout.documentNumber, layout.documentNumberCheck, layout.birthDate, layout.birthDateCheck,
+                    layout.expiryDate, layout.expiryDateCheck].flatMap { field in field.range.map { field.line * 64 + $0 } })
+    }
+
+    /// The access-key positions where the corrector chose a character other than the one read,
+    /// among alternatives (a letter in a date, which its grammar turns into its digit twin with
+    /// no alternative, is read, not chosen by a check digit). A line realigned by one character
+    /// keeps its characters, shifted.
+    static func substitutedKeyPositions(_ corrected: MRZCorrector.Result) -> Set<Int> {
+        Set(corrected.changes.filter { !$0.forced }.map { ($0.line - 1) * 64 + $0.position - 1 }).intersection(keyPositions(corrected.mrz))
+    }
+
+    /// Characters a check digit cannot tell from a look-alike: their values differ by a multiple
+    /// of ten (ICAO 9303-3 §4.9: A = 10, G = 16, L = 21, S = 28, U = 30), so every weight gives the
+    /// same check digit. Both ways round.
+    static let checkBlindTwins: [Character: Character] = ["0": "U", "U": "0", "A": "0", "6": "G", "G": "6", "1": "L", "L": "1", "8": "S", "S": "8"]
+
+    /// The document number's positions holding such a character.
+    static func checkBlindPositions(_ mrz: MRZ) -> Set<Int> {
+        let field = mrz.format.layout.documentNumber
+        let line = Array(mrz.lines[field.line])
+        return Set(field.range.filter { $0 < line.count && checkBlindTwins[line[$0]] != nil }.map { field.line * 64 + $0 })
+    }
+
+    /// Whether issuing state and nationality are ICAO 9303-3 codes or its documented exceptions
+    /// (`CountryCodes.isKnownMRZCode`: D, the British categories, RKS, EUE, UNO/UNA/UNK, XOM, the
+    /// organisations, XXA/XXB/XXC/XXX, and the specimen state UTO).
+    static func knownCodes(_ mrz: MRZ) -> Bool {
+        CountryCodes.isKnownMRZCode(mrz.issuingState) && CountryCodes.isKnownMRZCode(mrz.nationality)
+    }
+
+    /// The first date of birth or expiry whose day does not exist in its month (31 April, 30
+    /// February), nil when both are dates. 29 February passes in any year (a Czech specimen
+    /// prints a birth date of 29 February 2011). Unknown (fillers) and zero parts are judged
+    /// elsewhere (weak dates).
+    static func impossibleDate(_ mrz: MRZ) -> String? {
+        for date in [mrz.birthDate, mrz.expiryDate] {
+            let digits = Array(date)
+            guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let month = Int(String(digits[2...3])), let day = Int(String(digits[4...5])),
+                  (1...12).contains(month), day >= 1 else { continue }
+            let lengths = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            if day > lengths[month - 1] { return date }
+        }
+        return nil
     }
 
     private mutating func note(problems: Int, _ error: MRZScanError) {

@@ -11,7 +11,8 @@ struct SearchViews {
     private let scanner: MRZScanner
     private let working: LeptonicaImage
     private let otherGrey: LeptonicaImage?
-    private var finder: MRZBandFinder { scanner.finder }
+    /// The band finder, each of whose steps is charged to the search's work budget.
+    private let finder: CountingFinder
 
     private var pending: [() -> MRZBandFinder.Result?] = []
     private var stage = 0
@@ -24,8 +25,9 @@ struct SearchViews {
     /// Turns already queued, as quarters × 100 + tilt.
     private var queuedTurns: Set<Int> = []
 
-    init(scanner: MRZScanner, working: LeptonicaImage, otherGrey: LeptonicaImage?) {
+    init(scanner: MRZScanner, working: LeptonicaImage, otherGrey: LeptonicaImage?, budget: SearchBudget) {
         self.scanner = scanner
+        self.finder = CountingFinder(finder: scanner.finder, budget: budget)
         self.working = working
         self.otherGrey = otherGrey
     }
@@ -35,12 +37,12 @@ struct SearchViews {
     /// Tesseract reads a round's views after the cell model has read them.
     var endsRound: Bool { pending.isEmpty && [2, 4, 7].contains(stage) }
 
-    /// The next view's candidate zones; nil when every view was made (or time is up).
-    mutating func next(deadline: MRZScanner.Deadline) -> MRZBandFinder.Result? {
-        while !deadline.passed {
+    /// The next view's candidate zones; nil when every view was made (or the budget is spent).
+    mutating func next(budget: SearchBudget) -> MRZBandFinder.Result? {
+        while !budget.exhausted {
             if pending.isEmpty {
                 guard stage < 7 else { return nil }
-                pending = views(ofStage: stage, deadline: deadline)
+                pending = views(ofStage: stage, budget: budget)
                 stage += 1
                 continue
             }
@@ -49,14 +51,14 @@ struct SearchViews {
         return nil
     }
 
-    private mutating func views(ofStage stage: Int, deadline: MRZScanner.Deadline) -> [() -> MRZBandFinder.Result?] {
+    private mutating func views(ofStage stage: Int, budget: SearchBudget) -> [() -> MRZBandFinder.Result?] {
         let finder = self.finder
         switch stage {
         case 0:
             plain = finder.prepare(working)
             plainScore = plain.flatMap { Self.ranked($0, [$0.skew], by: finder, known: &plainBands).first?.bands[0].score } ?? -.infinity
             guard plainScore < scanner.weakZoneScore else { return [] }
-            return turns([(1, 0), (3, 0), (0, 20), (0, -20)], better: plainScore, deadline: deadline)
+            return turns([(1, 0), (3, 0), (0, 20), (0, -20)], better: plainScore, budget: budget)
         case 1:
             // The skew estimate, the skew of every mark, or none: whichever angle shows the zone
             // that looks most like an MRZ (a straight scan whose other print leans is read straight).
@@ -77,14 +79,14 @@ struct SearchViews {
             guard plainScore >= scanner.weakZoneScore else { return [] }
             queuedTurns.insert(200)
             let working = self.working
-            return [{ working.turned(quarterTurns: 2).flatMap { finder.prepare($0) }.flatMap { finder.find($0, skew: $0.skew) } }]
+            return [{ finder.turned(working, quarterTurns: 2, tilt: 0).flatMap { finder.prepare($0) }.flatMap { finder.find($0, skew: $0.skew) } }]
         case 5:
             guard let plain else { return [] }
             let angles = ([plain.skew, plain.otherSkew, 0].compactMap { $0 } + [-9.0, -6, -3, 3, 6, 9].map { plain.skew + $0 })
                 .filter { abs($0) <= finder.maxSkew && $0 != plainAngle }
             return Self.ranked(plain, angles, by: finder, known: &plainBands).prefix(2).map { view in { finder.find(plain, skew: view.angle, known: view.bands) } }
         default:
-            return turns([(1, 0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)], better: nil, deadline: deadline)
+            return turns([(1, 0), (3, 0), (0, 20), (0, -20), (2, 0), (1, 20), (1, -20), (3, 20), (3, -20)], better: nil, budget: budget)
         }
     }
 
@@ -97,7 +99,7 @@ struct SearchViews {
     /// The angles at which `prepared` shows zones, with them, the one whose best zone looks most
     /// like an MRZ first. `known` keeps each angle's zones: they are needed to rank it and again
     /// to read it.
-    private static func ranked(_ prepared: MRZBandFinder.Prepared, _ angles: [Double], by finder: MRZBandFinder,
+    private static func ranked(_ prepared: MRZBandFinder.Prepared, _ angles: [Double], by finder: CountingFinder,
                                known: inout [Double: [MRZBandFinder.Band]]) -> [(angle: Double, bands: [MRZBandFinder.Band])] {
         var seen: Set<Double> = []
         return angles.compactMap { angle -> (angle: Double, bands: [MRZBandFinder.Band])? in
@@ -112,11 +114,11 @@ struct SearchViews {
     /// like an MRZ; those scoring above `better` only (when given); the best-looking first (upside
     /// down counts one less: it looks as good as upright).
     private mutating func turns(_ candidates: [(quarters: Int, tilt: Double)], better: Double?,
-                                deadline: MRZScanner.Deadline) -> [() -> MRZBandFinder.Result?] {
+                                budget: SearchBudget) -> [() -> MRZBandFinder.Result?] {
         var scored: [(prepared: MRZBandFinder.Prepared, angle: Double, bands: [MRZBandFinder.Band], score: Double)] = []
-        for (quarters, tilt) in candidates where !queuedTurns.contains(quarters * 100 + Int(tilt)) && !deadline.passed {
+        for (quarters, tilt) in candidates where !queuedTurns.contains(quarters * 100 + Int(tilt)) && !budget.exhausted {
             var known: [Double: [MRZBandFinder.Band]] = [:]
-            guard let turned = working.turned(quarterTurns: quarters).flatMap({ tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }),
+            guard let turned = finder.turned(working, quarterTurns: quarters, tilt: tilt),
                   let prepared = finder.prepare(turned), let best = Self.ranked(prepared, Self.estimates(of: prepared), by: finder, known: &known).first
             else { continue }
             let score = quarters == 2 ? best.bands[0].score - 1 : best.bands[0].score
@@ -126,5 +128,34 @@ struct SearchViews {
         }
         let finder = self.finder
         return scored.sorted { $0.score > $1.score }.map { view in { finder.find(view.prepared, skew: view.angle, known: view.bands) } }
+    }
+}
+
+/// The band finder's steps, each charged to the search's work budget before it runs (its cost in
+/// `SearchBudget.Cost`), so that what the search has done, not how long it took, decides when it stops.
+struct CountingFinder {
+    let finder: MRZBandFinder
+    let budget: SearchBudget
+
+    var maxSkew: Double { finder.maxSkew }
+
+    func prepare(_ grey: LeptonicaImage, smoothing: Bool = false) -> MRZBandFinder.Prepared? {
+        budget.spend(.prepare)
+        return finder.prepare(grey, smoothing: smoothing)
+    }
+
+    func bands(_ prepared: MRZBandFinder.Prepared, skew: Double) -> [MRZBandFinder.Band]? {
+        budget.spend(.bands)
+        return finder.bands(prepared, skew: skew)
+    }
+
+    func find(_ prepared: MRZBandFinder.Prepared, skew: Double, known: [MRZBandFinder.Band]? = nil) -> MRZBandFinder.Result? {
+        budget.spend(known == nil ? .findAndBands : .find)
+        return finder.find(prepared, skew: skew, known: known)
+    }
+
+    func turned(_ image: LeptonicaImage, quarterTurns: Int, tilt: Double) -> LeptonicaImage? {
+        budget.spend(tilt == 0 ? .turn : .tilt)
+        return image.turned(quarterTurns: quarterTurns).flatMap { tilt == 0 ? $0 : $0.rotated(degrees: tilt, expand: true) }
     }
 }

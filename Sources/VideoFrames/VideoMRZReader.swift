@@ -39,7 +39,7 @@ public struct VideoMRZReading: Sendable {
     public let seconds: Double
 }
 
-/// Frames → MRZ: scans a sample of the frames (bounded per frame by the scanner's time budget)
+/// Frames → MRZ: scans a sample of the frames (bounded per frame by the scanner's work budget, as a photo)
 /// until two frames give the same MRZ lines. A single frame's reading is never reported.
 public final class VideoMRZReader {
     public let scanner: MRZScanner

@@ -16,7 +16,9 @@ struct OCRBenchmark: ParsableCommand {
     @Argument(help: "A folder from scripts/ocr/make-dataset.") var dataset: String
     @Option(help: "Folder holding mrz.traineddata (default: searched).") var tessdata: String?
     @Option(help: "Use at most this many images.") var limit: Int?
-    @Option(help: "Seconds one image may take before it is refused (the scanner's default: 1).") var timeBudget: Double?
+    @Option(help: "Outer safety stop: seconds after which an image's search is stopped whatever work is left (the scanner's default: 10).") var timeBudget: Double?
+    @Option(help: "Work units one image's search may spend (the scanner's default: SearchBudget.defaultWork).") var workBudget: Int?
+    @Option(help: "Write each image's reading (its lines, or the refusal), work spent and time as JSON to this file.") var readings: String?
     @Option(help: "A name for the set, printed with its figures.") var name: String?
     @Flag(help: "Print each miss on stderr.") var verbose = false
     @Flag(help: "Print one JSON object on stdout.") var json = false
@@ -44,6 +46,9 @@ struct OCRBenchmark: ParsableCommand {
         let model = try MRZModel.locate(explicit: tessdata)
         let scanner = try MRZScanner(model: model)
         if let timeBudget { scanner.timeBudget = timeBudget }
+        if let workBudget { scanner.workBudget = workBudget }
+        var perImage: [[String: Any]] = []
+        var stoppedByClock = 0
 
         var keyExact = 0, linesExact = 0, found = 0, wrongKeys = 0
         var times: [Double] = []
@@ -59,6 +64,13 @@ struct OCRBenchmark: ParsableCommand {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             elapsed += seconds
             times.append(seconds * 1000)
+            let search = scanner.lastSearch
+            if search?.stoppedByClock == true { stoppedByClock += 1 }
+            var record: [String: Any] = ["image": truth.image, "ms": (seconds * 10000).rounded() / 10, "work": search?.spent ?? 0,
+                                         "clock_stop": search?.stoppedByClock ?? false,
+                                         "steps": Dictionary(uniqueKeysWithValues: (search?.steps ?? [:]).map { ("\($0.key)", $0.value) })]
+            if let result { record["lines"] = result.mrz.lines } else { record["refused"] = failure.map { "\($0)" } ?? "" }
+            perImage.append(record)
             let level = truth.level ?? "all"
             var entry = perLevel[level] ?? (0, 0)
             entry.images += 1
@@ -82,6 +94,10 @@ struct OCRBenchmark: ParsableCommand {
             }
             perLevel[level] = entry
         }
+        if let readings {
+            let data = try JSONSerialization.data(withJSONObject: perImage, options: [.sortedKeys])
+            try data.write(to: URL(fileURLWithPath: readings))
+        }
         let n = Double(truths.count)
         let msPerImage = elapsed / n * 1000
         let sorted = times.sorted()
@@ -92,13 +108,13 @@ struct OCRBenchmark: ParsableCommand {
             printJSON(["tool": "passport", "model": model.language, "images": truths.count,
                        "bac_key_exact": Double(keyExact) / n, "all_lines_exact": Double(linesExact) / n,
                        "wrong_keys": Double(wrongKeys), "ms_p50": p50.rounded(), "ms_p90": p90.rounded(), "ms_p95": p95.rounded(),
-                       "ms_max": slowest.rounded(), "over_1s": Double(over1s), "over_3s": Double(over3s),
+                       "ms_max": slowest.rounded(), "stopped_by_clock": Double(stoppedByClock), "over_1s": Double(over1s), "over_3s": Double(over3s),
                        "valid_mrz_found": Double(found) / n, "ms_per_image": (msPerImage * 10).rounded() / 10,
                        "bac_key_exact_by_level": perLevel.mapValues { Double($0.key) / Double($0.images) }])
         } else {
-            print(String(format: "%@passport (%@ model): %d images, BAC key exact %.1f%%, all lines exact %.1f%%, wrong keys %d, valid MRZ found %.1f%%, ms per image: mean %.0f, p50 %.0f, p90 %.0f, p95 %.0f, max %.0f (%d over 1 s, %d over 3 s)",
+            print(String(format: "%@passport (%@ model): %d images, BAC key exact %.1f%%, all lines exact %.1f%%, wrong keys %d, valid MRZ found %.1f%%, ms per image: mean %.0f, p50 %.0f, p90 %.0f, p95 %.0f, max %.0f (%d over 1 s, %d over 3 s), %d stopped by the outer clock",
                          name.map { "[\($0)] " } ?? "", model.language, truths.count, 100 * Double(keyExact) / n, 100 * Double(linesExact) / n,
-                         wrongKeys, 100 * Double(found) / n, msPerImage, p50, p90, p95, slowest, over1s, over3s))
+                         wrongKeys, 100 * Double(found) / n, msPerImage, p50, p90, p95, slowest, over1s, over3s, stoppedByClock))
             if verbose { printError("correction costs of accepted reads: \(costs.sorted { $0.key < $1.key })") }
             for (level, entry) in perLevel.sorted(by: { $0.key < $1.key }) {
                 print(String(format: "  %@: BAC key exact %d/%d", level, entry.key, entry.images))

@@ -105,8 +105,9 @@ import TestSupport
         }
         let misled = try #require(scanner.finder.prepare(straight))
         try #require(abs(misled.skew) > 3, "the leaning print should pull the estimate off (it is \(misled.skew)°)")
-        var views = SearchViews(scanner: scanner, working: straight, otherGrey: nil)
-        let next = views.next(deadline: MRZScanner.Deadline(seconds: 60))
+        let budget = SearchBudget(work: scanner.workBudget, outerSeconds: 60)
+        var views = SearchViews(scanner: scanner, working: straight, otherGrey: nil, budget: budget)
+        let next = views.next(budget: budget)
         let first = try #require(next)
         #expect(abs(first.skewDegrees) < 1)
         try Self.expectExact(straight)
