@@ -139,9 +139,10 @@ public enum PassiveAuthentication {
 
     /// EF.COM and EF.SOD name the same data groups (ICAO 9303-10 §4.6.1, §4.6.2: EF.COM lists the
     /// data groups present, EF.SOD hashes each of them). A hash for a group EF.COM does not list
-    /// fails (the signed and the unsigned list disagree on what the chip holds). A group EF.COM
-    /// lists without a hash fails when the chip gave it (below: a file without its hash); when the
-    /// chip does not hold it either, EF.COM (unsigned) over-lists, as real chips do: a warning.
+    /// fails (the signed and the unsigned list disagree on what the chip holds), and so does a
+    /// group EF.COM lists and the chip gave without a hash (content the document claims and
+    /// nothing authenticates). A listed group the chip does not hold and EF.SOD does not hash is
+    /// EF.COM (unsigned) over-listing, as real chips do: a warning.
     /// Without EF.COM (or an unreadable one) there is nothing to compare.
     static func checkDataGroupList(files: [LDSFile: [UInt8]], sod: SecurityObject, _ report: inout PassiveAuthenticationReport) {
         guard let bytes = files[.com], let com = try? EFCOM(bytes: bytes) else { return }
@@ -151,6 +152,10 @@ public enum PassiveAuthentication {
         let unlisted = hashed.subtracting(listed)
         if !unlisted.isEmpty {
             report.fail("EF.COM and EF.SOD disagree on the data groups: EF.SOD hashes \(names(unlisted)) that EF.COM does not list.")
+        }
+        let unhashed = listed.subtracting(hashed).filter { files[.dataGroup($0)] != nil }
+        if !unhashed.isEmpty {
+            report.fail("EF.COM and EF.SOD disagree on the data groups: EF.COM lists \(names(unhashed)), which the chip gave and EF.SOD does not hash.")
         }
         let overListed = listed.subtracting(hashed).filter { files[.dataGroup($0)] == nil }
         if !overListed.isEmpty {
