@@ -106,8 +106,9 @@ def g08(work):
     return default_pace(work, quirks=["pace-refused:6A80"])
 
 
-@case("ISO7816_G_09", "Error on the nonce - Value modifications after first General Authenticate", FAILED, "pace", **I,
-      deviation="GA step 1 answer: the encrypted nonce with its last bit flipped")
+@case("ISO7816_G_09", "Error on the nonce - Value modifications after first General Authenticate", FAILED, "access", **I,
+      deviation="GA step 1 answer: the encrypted nonce with its last bit flipped; the terminal cannot see it, its "
+                "token then fails at the chip (63Cx): a refused access key, as any terminal must report it")
 def g09(work):
     return answer(work, "1/nonce")
 
@@ -136,8 +137,9 @@ def g13(work):
     return answer(work, "2/tag=92")
 
 
-@case("ISO7816_G_14", "Abort PACE because of error in GA step 2 (GM)", FAILED, "pace", **I,
-      deviation="GM, GA step 2: a valid mapping public key that is not the chip's (the mapped generators differ)")
+@case("ISO7816_G_14", "Abort PACE because of error in GA step 2 (GM)", FAILED, "access", **I,
+      deviation="GM, GA step 2: a valid mapping public key that is not the chip's (the mapped generators differ; "
+                "the terminal's token fails at the chip, 63Cx: a refused access key)")
 def g14(work):
     return answer(work, "2/key=other")
 
@@ -175,8 +177,9 @@ def g19(work):
     return answer(work, "3/tag=94")
 
 
-@case("ISO7816_G_20", "Abort PACE because of error in GA step 3", FAILED, "pace", **I,
-      deviation="GA step 3: a valid ephemeral public key that is not the chip's (shared secrets differ)")
+@case("ISO7816_G_20", "Abort PACE because of error in GA step 3", FAILED, "access", **I,
+      deviation="GA step 3: a valid ephemeral public key that is not the chip's (the shared secrets differ; the "
+                "terminal's token fails at the chip, 63Cx: a refused access key)")
 def g20(work):
     return answer(work, "3/key=other")
 
