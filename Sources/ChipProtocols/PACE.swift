@@ -213,11 +213,16 @@ public struct PACE {
         let response = try channel.transmit(CommandAPDU(cla: last ? 0x00 : 0x10, ins: 0x86, p1: 0, p2: 0,
                                                         data: body, ne: body.count > 255 ? 65536 : 256))
         guard response.status.isSuccess else { throw PACE.refusal(response.status, step: "GENERAL AUTHENTICATE") }
-        let outer = try TLV.parse(response.data)
-        guard outer.tag == 0x7C else { throw SecurityError.malformedSecureMessaging("PACE answer is not 7C") }
-        var objects: [UInt32: [UInt8]] = [:]
-        for child in try outer.children() { objects[child.tag] = Array(child.value) }
-        return objects
+        do {
+            let outer = try TLV.parse(response.data)
+            guard outer.tag == 0x7C else { throw SecurityError.malformedSecureMessaging("PACE answer is not 7C") }
+            var objects: [UInt32: [UInt8]] = [:]
+            for child in try outer.children() { objects[child.tag] = Array(child.value) }
+            return objects
+        } catch let error as TLVError {
+            // A garbled answer is PACE's failure (the caller reports it as such), not a file's.
+            throw SecurityError.malformedSecureMessaging("PACE answer to GENERAL AUTHENTICATE: \(error)")
+        }
     }
 
     static func refusal(_ status: StatusWord, step: String) -> SecurityError {

@@ -67,8 +67,14 @@ struct AccessControl {
             return try establishByPACE(info, password: password)
         }
         guard let key = access.mrz else { throw ScanError.canNeedsPACE }
-        let (gained, stack) = try establishByBAC(key)
-        return (gained, stack, nil)
+        do {
+            let (gained, stack) = try establishByBAC(key)
+            return (gained, stack, nil)
+        } catch let bacError where cardAccess != nil && Self.refusesBAC(bacError) {
+            // EF.CardAccess is there (a PACE chip) but offers nothing usable, and the chip refuses
+            // BAC: say so, rather than only that BAC was refused.
+            throw ScanError.secureMessagingFailed(file: .cardAccess, cause: "PACE cannot be used: EF.CardAccess offers no PACE profile this reader can run (it is malformed, or names unsupported parameters), and the chip allows no BAC instead (\(bacError))")
+        }
     }
 
     private func establishByPACE(_ info: PACEInfo, password: PACE.Password) throws -> (AccessGained, SecureStack, PACEFallback?) {

@@ -716,6 +716,23 @@ enum ICAO {
         bench.complete()
     }
 
+    @Test func aRefutedMappingIsNotOverturnedByChipAuthenticationWithDG14() throws {
+        // BSI TR-03105-5.1 ISO7816_G_31: wrong chip authentication data stays a failure, even if
+        // the chip then passes chip authentication with DG14's key.
+        let bench = ReaderBench()
+        let other = try Self.mappingKey(caData: [UInt8](repeating: 0x02, count: 32))
+        let session = bench.paceSession(info: try Self.camInfo(), cam: (mappingKey: other, caData: Self.caData))
+        bench.chip.expectFile(.cardSecurity, try ReadTestData.fixture("passport-pace/CardSecurity.bin"), chunk: 223)
+        try session.authenticateChipByPACEMapping()
+        try session.authenticateChip(listed: try ChipAuthenticationStep.comWithDG14().dataGroups)
+        guard case .failed(let why) = session.chipAuthentication else {
+            Issue.record("chip authentication \(session.chipAuthentication)")
+            return
+        }
+        #expect(why.hasPrefix("PACE-CAM"))
+        bench.complete()    // DG14 not even read
+    }
+
     @Test func withoutEFCardSecurityTheMappingFails() throws {
         let bench = ReaderBench()
         let session = bench.paceSession(info: try Self.camInfo(), cam: (mappingKey: try Self.mappingKey(), caData: Self.caData))

@@ -60,8 +60,8 @@ def cmd_serve(args):
             from .dump import mrz_information
             pace_chip = build_pace(args, files, mrz_information(files["DG1"]), log, ca_key_file)
         chip_aa = build_aa(args, files, dg14, log)
-        chip_ca = build_ca(args, dg14, *ca_key_file, log, used_by_cam=bool(
-            pace_chip is not None and pace_chip.ca_private_key is not None))
+        chip_ca = None if getattr(args, "ca_key_unchecked", False) else build_ca(
+            args, dg14, *ca_key_file, log, used_by_cam=bool(pace_chip is not None and pace_chip.ca_private_key is not None))
         if getattr(args, "ca_key_unchecked", False):
             from .assemble import build_ca_unchecked
             chip_ca = build_ca_unchecked(args, dg14, args.ca_key, log)

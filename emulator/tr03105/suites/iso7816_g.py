@@ -248,13 +248,13 @@ def g29(work):
     return cam(work, quirks=["pace-answer:4/cam=no-tag"])
 
 
-@case("ISO7816_G_30", "PACE-CAM with incorrectly encoded ECAD (no octet string)", FAILED, "pace", **I,
+@case("ISO7816_G_30", "PACE-CAM with incorrectly encoded ECAD (no octet string)", FAILED, "ca", **I,
       deviation="PACE-CAM, GA step 4: CA_IC encrypted as a DER INTEGER instead of its octet string (FE2OS)")
 def g30(work):
     return cam(work, quirks=["pace-answer:4/cam=not-octet"])
 
 
-@case("ISO7816_G_31", "PACE-CAM with wrong ECAD", FAILED, "pace", **I,
+@case("ISO7816_G_31", "PACE-CAM with wrong ECAD", FAILED, "ca", **I,
       deviation="PACE-CAM, GA step 4: CA_IC + 1 encrypted (does not map PK_IC to PK_Map,IC)")
 def g31(work):
     return cam(work, quirks=["pace-answer:4/cam=wrong"])
@@ -351,7 +351,7 @@ def g41(work):
     configs = []
     for pid in EC_IDS:
         sub = "%s/%d" % (work, pid)
-        key, spki, _ = ec_ca_key(sub)
+        key, spki, _ = ec_ca_key(sub, pid)
         pk = ca_pk_info(ID_PK_ECDH, spki)
         infos = [pace_info(CAM_OID, pid)]
         card_security = security_infos(*(infos + [ca_info(ca_oid("ECDH", "AES128"), 1), pk]))
