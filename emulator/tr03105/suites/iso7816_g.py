@@ -42,10 +42,11 @@ def g02(work):
 
 
 @case("ISO7816_G_03", "Check supported standardized domain parameters with Integrated Mapping", SUCCESSFUL, **I,
-      deviation="one run per standardized parameter set: DH-IM-AES-128 with ids 0-2, ECDH-IM-AES-128 with ids 8-18")
+      deviation="one run per standardized parameter set: DH-IM-AES-128 with ids 0-2, ECDH-IM-AES-128 with ids 8-18 "
+                "but 10 (secp224r1 has p = 1 mod 4, where ICAO 9303-11's IM point encoding is not defined)")
 def g03(work):
     return [pace_chip("%s/%d" % (work, pid), [pace_info(pace_oid("DH" if pid < 3 else "ECDH", "IM"), pid)],
-                      label="IM parameterId %d" % pid) for pid in DH_IDS + EC_IDS]
+                      label="IM parameterId %d" % pid) for pid in DH_IDS + EC_IDS if pid != 10]
 
 
 @case("ISO7816_G_04", "Check supported algorithms", SUCCESSFUL, **I,
