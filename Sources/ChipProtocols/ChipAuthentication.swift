@@ -16,6 +16,11 @@ public struct ChipAuthentication {
         let implied = dg14.chipAuthenticationPublicKeys.first.map {
             ChipAuthenticationInfo(protocolOID: $0.isDH ? "0.4.0.127.0.7.2.2.3.1.1" : "0.4.0.127.0.7.2.2.3.2.1", version: 1, keyID: $0.keyID)
         }
+        // ChipAuthenticationInfo's version is 1 (ICAO 9303-11 §9.2.5), 2 or 3 in BSI TR-03110's later
+        // versions; anything else is a DG14 this reader must not guess at.
+        if let odd = dg14.chipAuthenticationInfos.first(where: { !(1...3).contains($0.version) }) {
+            throw SecurityError.chipAuthenticationFailed("DG14's ChipAuthenticationInfo (\(odd.protocolOID)) has version \(odd.version), which no standard defines")
+        }
         guard let info = dg14.chipAuthenticationInfos.first(where: { $0.cipher != nil }) ?? implied else {
             throw SecurityError.unsupported("Chip Authentication with the protocols DG14 offers")
         }

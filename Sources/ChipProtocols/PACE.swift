@@ -207,14 +207,22 @@ public struct PACE {
 
     /// GENERAL AUTHENTICATE with dynamic authentication data 7C; command chaining on all but the last step.
     private func generalAuthenticateObjects(_ channel: CardChannel, _ data: [UInt8], last: Bool) throws -> [UInt32: [UInt8]] {
+        // A command that needs extended length (DH-2048 keys) gets an answer of the same size: ask
+        // for up to 65536 bytes then, as 256 would not hold the chip's key either.
+        let body = TLV.encode(tag: 0x7C, value: data)
         let response = try channel.transmit(CommandAPDU(cla: last ? 0x00 : 0x10, ins: 0x86, p1: 0, p2: 0,
-                                                        data: TLV.encode(tag: 0x7C, value: data), ne: 256))
+                                                        data: body, ne: body.count > 255 ? 65536 : 256))
         guard response.status.isSuccess else { throw PACE.refusal(response.status, step: "GENERAL AUTHENTICATE") }
-        let outer = try TLV.parse(response.data)
-        guard outer.tag == 0x7C else { throw SecurityError.malformedSecureMessaging("PACE answer is not 7C") }
-        var objects: [UInt32: [UInt8]] = [:]
-        for child in try outer.children() { objects[child.tag] = Array(child.value) }
-        return objects
+        do {
+            let outer = try TLV.parse(response.data)
+            guard outer.tag == 0x7C else { throw SecurityError.malformedSecureMessaging("PACE answer is not 7C") }
+            var objects: [UInt32: [UInt8]] = [:]
+            for child in try outer.children() { objects[child.tag] = Array(child.value) }
+            return objects
+        } catch let error as TLVError {
+            // A garbled answer is PACE's failure (the caller reports it as such), not a file's.
+            throw SecurityError.malformedSecureMessaging("PACE answer to GENERAL AUTHENTICATE: \(error)")
+        }
     }
 
     static func refusal(_ status: StatusWord, step: String) -> SecurityError {

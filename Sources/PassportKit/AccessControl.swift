@@ -67,8 +67,14 @@ struct AccessControl {
             return try establishByPACE(info, password: password)
         }
         guard let key = access.mrz else { throw ScanError.canNeedsPACE }
-        let (gained, stack) = try establishByBAC(key)
-        return (gained, stack, nil)
+        do {
+            let (gained, stack) = try establishByBAC(key)
+            return (gained, stack, nil)
+        } catch let bacError where cardAccess != nil && Self.refusesBAC(bacError) {
+            // EF.CardAccess is there (a PACE chip) but offers nothing usable, and the chip refuses
+            // BAC: say so, rather than only that BAC was refused.
+            throw ScanError.secureMessagingFailed(file: .cardAccess, cause: "PACE cannot be used: EF.CardAccess offers no PACE profile this reader can run (it is malformed, or names unsupported parameters), and the chip allows no BAC instead (\(bacError))")
+        }
     }
 
     private func establishByPACE(_ info: PACEInfo, password: PACE.Password) throws -> (AccessGained, SecureStack, PACEFallback?) {
@@ -82,8 +88,24 @@ struct AccessControl {
             events(.paceFailed(reason: error.description))
             // Some chips refuse any new protocol after a failed one until they are reset.
             try channel.transport.reset()
-            let (gained, stack) = try establishByBAC(key)
-            return (gained, stack, PACEFallback(offered: info.description, failure: error.description))
+            do {
+                let (gained, stack) = try establishByBAC(key)
+                return (gained, stack, PACEFallback(offered: info.description, failure: error.description))
+            } catch let bacError where Self.refusesBAC(bacError) {
+                // A PACE-only chip (it refuses the eMRTD application or BAC itself until PACE has
+                // succeeded): the failed PACE is what ended the scan, not BAC.
+                throw Self.refusal(error, password: password, bacRefused: "\(bacError)")
+            }
+        }
+    }
+
+    /// BAC refused by the chip as such (the application, or MUTUAL AUTHENTICATE with a status
+    /// other than a wrong key's), as a chip that allows PACE only does.
+    static func refusesBAC(_ error: Error) -> Bool {
+        switch error {
+        case ScanError.notAPassport(let status): return status == .securityStatusNotSatisfied || status.value == 0x6985
+        case SecurityError.unexpectedStatus(let command, _): return command.contains("BAC")
+        default: return false
         }
     }
 
@@ -198,8 +220,11 @@ struct AccessControl {
     }
 
     /// A refused PACE password, or a PACE that broke off, as the scan reports it.
-    static func refusal(_ error: SecurityError, password: PACE.Password) -> ScanError {
+    static func refusal(_ error: SecurityError, password: PACE.Password, bacRefused: String? = nil) -> ScanError {
         if case .accessDenied(let status) = error { return .passwordRefused(password: password.name, status: status) }
+        if let bacRefused {
+            return .secureMessagingFailed(file: .cardAccess, cause: "PACE failed (\(error.description)), and the chip allows no BAC instead (\(bacRefused))")
+        }
         return .secureMessagingFailed(file: .cardAccess, cause: error.description)
     }
 }

@@ -21,6 +21,9 @@ final class ReadSession {
     /// The status word each unavailable file was refused with.
     var unavailableStatus: [LDSFile: StatusWord] = [:]
     var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
+    /// PACE-CAM's chip authentication data contradicted EF.CardSecurity's key: no later chip
+    /// authentication with DG14 may turn that into a pass.
+    var paceCAMRefuted = false
     var chipAuthenticationMethod: ChipAuthenticationMethod?
     /// The protocol OID and key identifier chip authentication used (evidence for later).
     var chipAuthenticationProtocol: (oid: String, keyID: Int?)?

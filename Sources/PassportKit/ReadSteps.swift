@@ -15,7 +15,10 @@ extension ReadSession {
         chipAuthenticationProtocol = (result.info.protocolOID, nil)
         do {
             let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
-            try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key)
+            do { try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key) } catch {
+                paceCAMRefuted = true
+                throw error
+            }
             chipAuthentication = .passed
             terminalBinding = TerminalAuthenticationBinding(
                 idPICC: TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH),
@@ -67,7 +70,7 @@ extension ReadSession {
     /// DG14 is looked for even when the list omits it (some chips list it only in EF.SOD, or
     /// nowhere); a chip that lists DG14 and withholds it must not escape chip authentication.
     func authenticateChip(listed: [LDSFile]) throws {
-        guard chipAuthentication != .passed else { return }
+        guard chipAuthentication != .passed, !paceCAMRefuted else { return }
         try readFile(.dataGroup(14))
         if !listed.contains(.dataGroup(14)) { unavailable[.dataGroup(14)] = nil }
         if let dg14 = files[.dataGroup(14)] {

@@ -233,6 +233,32 @@ enum ICAO {
         bench.complete()
     }
 
+    @Test func aFailedPACEOnAChipThatRefusesBACIsReportedAsThePACEFailure() throws {
+        // A PACE-only chip (BSI TR-03105-5.1's PACE unit): after the failed PACE, BAC is refused
+        // by the chip as such; the scan names PACE's failure, not MUTUAL AUTHENTICATE's 6985.
+        let bench = ReaderBench()
+        bench.chip.expect(Self.mseSetATWithMRZ, hex("6A80"))
+        try bench.chip.expectBAC(ReadTestData.accessKey, refusal: StatusWord(0x6985))
+        let error = #expect(throws: ScanError.self) { try bench.control().establish(cardAccess: ReadTestData.cardAccessGM) }
+        guard case .secureMessagingFailed(let file, let cause)? = error as? ScanError else {
+            Issue.record("not a PACE failure: \(String(describing: error))")
+            return
+        }
+        #expect(file == .cardAccess)
+        #expect(cause.hasPrefix("PACE failed (") && cause.contains("6A80") && cause.contains("6985"), "\(cause)")
+        bench.complete()
+    }
+
+    @Test func aFailedPACEThenAWrongBACKeyStaysAnAccessRefusal() throws {
+        let bench = ReaderBench()
+        bench.chip.expect(Self.mseSetATWithMRZ, hex("6A80"))
+        try bench.chip.expectBAC(ReadTestData.accessKey, refusal: StatusWord(0x6300))
+        #expect(throws: ScanError.accessDenied(status: StatusWord(0x6300))) {
+            try bench.control().establish(cardAccess: ReadTestData.cardAccessGM)
+        }
+        bench.complete()
+    }
+
     @Test func aRefusedCANIsFinal() throws {
         let bench = ReaderBench()
         bench.chip.expect(Self.mseSetATWithCAN, hex("63C2"))
@@ -688,6 +714,23 @@ enum ICAO {
         let why = SecurityError.chipAuthenticationFailed("the chip authentication data does not match EF.CardSecurity's key: the chip may be a copy")
         #expect(session.chipAuthentication == .failed("PACE-CAM: \(why)"))
         bench.complete()
+    }
+
+    @Test func aRefutedMappingIsNotOverturnedByChipAuthenticationWithDG14() throws {
+        // BSI TR-03105-5.1 ISO7816_G_31: wrong chip authentication data stays a failure, even if
+        // the chip then passes chip authentication with DG14's key.
+        let bench = ReaderBench()
+        let other = try Self.mappingKey(caData: [UInt8](repeating: 0x02, count: 32))
+        let session = bench.paceSession(info: try Self.camInfo(), cam: (mappingKey: other, caData: Self.caData))
+        bench.chip.expectFile(.cardSecurity, try ReadTestData.fixture("passport-pace/CardSecurity.bin"), chunk: 223)
+        try session.authenticateChipByPACEMapping()
+        try session.authenticateChip(listed: try ChipAuthenticationStep.comWithDG14().dataGroups)
+        guard case .failed(let why) = session.chipAuthentication else {
+            Issue.record("chip authentication \(session.chipAuthentication)")
+            return
+        }
+        #expect(why.hasPrefix("PACE-CAM"))
+        bench.complete()    // DG14 not even read
     }
 
     @Test func withoutEFCardSecurityTheMappingFails() throws {

@@ -1166,6 +1166,45 @@ def tr03105_cases():
         check("MAC" not in str(e), "--fault bad-cryptogram@DG2/0: MAC valid, padding broken (%s)" % e)
 
 
+def pace_answer_quirk():
+    """--quirk pace-answer: each faulty GENERAL AUTHENTICATE answer stops the OpenPACE terminal
+    at the step it should (a status, a missing DO, a point OpenSSL refuses, or a token the chip
+    refuses because both sides derived different keys); CAM's DO'8A' variants."""
+    from vpassport import pace
+    from vpassport.keys import load_private_key
+    from vpassport.quirks import Quirks
+    from pace_terminal import MRZ, PaceFailed, PaceTerminal
+    print("--quirk pace-answer (in-process, OpenPACE terminal)")
+    folder = os.path.join(ROOT, "Fixtures", "passport-pace")
+    files = {n[:-4]: open(os.path.join(folder, n), "rb").read() for n in os.listdir(folder) if n.endswith(".bin")}
+    ca_key = load_private_key(os.path.join(ROOT, "Fixtures", "pki", "TEST-ONLY-chip-ca-brainpoolP256r1.key.pem")).secret
+    info = mrz_information(files["DG1"])
+
+    def outcome(spec, mapping="gm", dh=False):
+        profile = pace.profile_from_options(mapping, dh)
+        pc = pace.PaceChip([profile], info, "123456", ca_private_key=ca_key if mapping == "cam" else None)
+        chip = EmrtdOS(dict(files), pace=pc, quirks=Quirks(["pace-answer:" + spec]))
+        try:
+            result = PaceTerminal(chip.execute).run(profile, MRZ, info,
+                                                    ca_public_key=pace.ca_public_key(files["CardSecurity"]))
+            return "passed, CAM %s" % result.get("cam_verified")
+        except PaceFailed as e:
+            return str(e)
+    expected = [("1/sw=6A80", "gm", False, "step 1: SW 6A80"), ("1/tag=90", "gm", False, "no encrypted nonce"),
+                ("1/nonce", "gm", False, "step 4: SW 63C2"), ("2/key=y", "gm", False, "not on curve"),
+                ("2/key=other", "gm", False, "step 4: SW 63C2"), ("2/key=p", "gm", True, "map_generator"),
+                ("3/echo", "gm", False, "bad chip ephemeral key"), ("3/tag=94", "gm", False, "bad chip ephemeral key"),
+                ("3/key=zero", "gm", True, "shared_secret"), ("4/token", "gm", False, "chip token does not verify"),
+                ("4/tag=96", "gm", False, "chip token does not verify"), ("4/sw=6A80", "gm", False, "step 4: SW 6A80"),
+                ("4/extra-8a", "gm", False, "DO'8A' outside PACE-CAM"), ("2/sw=6A80", "im", False, "step 2: SW 6A80"),
+                ("4/cam=no-tag", "cam", False, "no DO'8A'"), ("4/cam=tag-8B", "cam", False, "no DO'8A'"),
+                ("4/cam=empty", "cam", False, "bad padding"), ("4/cam=wrong", "cam", False, "passed, CAM False"),
+                ("4/cam=not-octet", "cam", False, "passed, CAM False"), ("1/tag=80", "cam", False, "passed, CAM True")]
+    for spec, mapping, dh, want in expected:
+        got = outcome(spec, mapping, dh)
+        check(want in got, "pace-answer:%s (%s%s): %s" % (spec, mapping, " DH" if dh else "", got))
+
+
 def main():
     icao_vectors()
     mrz_cases()
@@ -1179,6 +1218,7 @@ def main():
         aes_sm_example()
         pace_round_trip()
         ta_round_trip()
+        pace_answer_quirk()
     else:
         print("PACE: skipped, OpenPACE (Debian libeac3) is not installed")
     print("%d failure(s)" % len(failures))

@@ -52,6 +52,8 @@ def observe(status, report):
             steps.append("format")          # a file the LDS requires (EF.COM/EF.SOD list it) is missing
         if "authentication answer is invalid" in message:
             steps.append("access")          # BAC/PACE: the chip's answer failed its check
+        if "PACE" in message:
+            steps.append("pace")
         return "failed", steps, "exit %d, %s: %s" % (status, code, message[:160])
     pa = report.get("passive_authentication") or {}
     if pa.get("passed") is not True:
@@ -138,6 +140,24 @@ def _run_case(case, work, passport, log=print):
         config = case.build(folder)
     except Exception as e:                              # a broken case, not a reader failure
         return Result(case, "fail", "case not built", "building the case failed: %r" % e)
+    if isinstance(config, list):
+        return _run_variants(case, config, folder, passport)
+    return _scan(case, config, folder, passport)
+
+
+def _run_variants(case, configs, folder, passport):
+    """A case the plan runs once per variant ("successful for each"): every variant is judged
+    alone; the first that does not pass is the case's result."""
+    for number, config in enumerate(configs, 1):
+        result = _scan(case, config, os.path.join(folder, "variant-%d" % number), passport)
+        if result.outcome != "pass" or number == len(configs):
+            result.ours = "variant %d/%d (%s): %s" % (number, len(configs), getattr(config, "label", ""), result.ours)
+            return result
+        subprocess.run([LAUNCHER, "eject"], capture_output=True, timeout=60)
+
+
+def _scan(case, config, folder, passport):
+    os.makedirs(folder, exist_ok=True)
     start = subprocess.run([LAUNCHER, "start", config.dump] + config.chip, capture_output=True, text=True, timeout=90)
     if start.returncode != 0:
         return Result(case, "fail", "chip did not start", start.stderr.strip()[-400:])

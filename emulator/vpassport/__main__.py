@@ -60,8 +60,14 @@ def cmd_serve(args):
             from .dump import mrz_information
             pace_chip = build_pace(args, files, access_mrz_information(args, files), log, ca_key_file)
         chip_aa = build_aa(args, files, dg14, log)
-        chip_ca = build_ca(args, dg14, *ca_key_file, log, used_by_cam=bool(
-            pace_chip is not None and pace_chip.ca_private_key is not None))
+        chip_ca = None if getattr(args, "ca_key_unchecked", False) else build_ca(
+            args, dg14, *ca_key_file, log, used_by_cam=bool(pace_chip is not None and pace_chip.ca_private_key is not None))
+        if getattr(args, "ca_key_unchecked", False):
+            from .assemble import build_ca_unchecked
+            chip_ca = build_ca_unchecked(args, dg14, args.ca_key, log)
+        if getattr(args, "ca_extra_key", None):
+            from .assemble import build_ca_extra_keys
+            chip_ca = build_ca_extra_keys(args, dg14, chip_ca, log)
         if args.aa_bad_signature and chip_aa is None:
             raise ValueError("--aa-bad-signature: this chip has no Active Authentication "
                              "(needs DG15 and its private key)")
@@ -193,6 +199,10 @@ def main(argv=None):
     s.add_argument("--pace-refuse", metavar="SW",
                    help="answer PACE's first GENERAL AUTHENTICATE with this status (hex), BAC still works")
     s.add_argument("--ca-key")
+    s.add_argument("--ca-extra-key", action="append", metavar="FILE",
+                   help="another of DG14's Chip Authentication private keys (one per keyId)")
+    s.add_argument("--ca-key-unchecked", action="store_true",
+                   help="CA with --ca-key although DG14's public key does not match it")
     s.add_argument("--aa-key")
     s.add_argument("--aa-hash", choices=["sha1", "sha224", "sha256", "sha384", "sha512"])
     s.add_argument("--aa-bad-signature", action="store_true")

@@ -307,3 +307,44 @@ def ta_check_digit(text):
     """ICAO 9303-3 check digit (weights 7 3 1)."""
     values = [int(c) if c.isdigit() else (0 if c == "<" else ord(c) - 55) for c in text]
     return sum(v * (7, 3, 1)[i % 3] for i, v in enumerate(values)) % 10
+
+
+def build_ca_extra_keys(args, dg14, chip_ca, log):
+    """--ca-extra-key FILE (repeatable): more of DG14's Chip Authentication keys the chip holds
+    (one per keyId), next to the --ca-key one; a ca.KeyChoice."""
+    from . import ca
+    chips = [chip_ca] if chip_ca is not None else []
+    for path in args.ca_extra_key:
+        extra = build_ca(args, dg14, path, "option", log)
+        if extra is None:
+            raise ValueError("--ca-extra-key %s: no Chip Authentication with this key" % path)
+        chips.append(extra)
+    return ca.KeyChoice(chips)
+
+
+def build_ca_unchecked(args, dg14, path, log):
+    """--ca-key-unchecked: Chip Authentication with the --ca-key private key for DG14's first
+    ChipAuthenticationInfo of its kind, though DG14's public key does not match it (or cannot be
+    read): a chip whose DG14 carries a corrupted public key. ca.ChipAuthentication or None."""
+    from . import ca, ecc
+    from .keys import ID_PK_DH, ID_PK_ECDH
+    private = load_key(path, "option", "Chip Authentication", log)
+    if dg14 is None or private is None:
+        raise ValueError("--ca-key-unchecked needs DG14 and --ca-key")
+
+    class _Public:
+        domain = private.domain
+
+        def __repr__(self):
+            return "%s key of --ca-key (DG14's does not match)" % private.kind
+    is_dh = not isinstance(private.domain, ecc.Curve)
+    pk_oid = ID_PK_DH if is_dh else ID_PK_ECDH
+    key_id = next((kid for _, kid, o in dg14.ca_keys if o == pk_oid),
+                  next((kid for _, _, kid in dg14.ca_infos), None))
+    protocols = ca.offered_protocols(dg14, pk_oid, key_id)
+    if not protocols:
+        raise ValueError("--ca-key-unchecked: DG14 offers no Chip Authentication protocol for a %s key"
+                         % private.kind)
+    chip_ca = ca.ChipAuthentication(private, _Public(), key_id, protocols, wrong_key=args.ca_wrong_key)
+    log.info("Chip Authentication (--ca-key-unchecked): %s, key %s", chip_ca.describe(), path)
+    return chip_ca

@@ -178,3 +178,35 @@ def offered_protocols(security_infos, pk_oid, key_id):
     if not security_infos.ca_infos:
         out.append("%s.%s.1" % (ID_CA, kind_arc))
     return out
+
+
+class KeyChoice:
+    """Several Chip Authentication key pairs of one DG14 (--ca-extra-key), as a chip holding a
+    private key for each keyId: MSE:Set KAT / Set AT's DO'84' picks the key (no DO'84': the
+    first); the rest is that key's ChipAuthentication."""
+
+    def __init__(self, chips):
+        self.chips = list(chips)
+        self.current = self.chips[0]
+
+    def describe(self):
+        return "; ".join(c.describe() for c in self.chips)
+
+    def reset(self):
+        for chip in self.chips:
+            chip.reset()
+
+    def mse(self, cmd, session):
+        try:
+            dos = {tag: value for tag, value, _ in parse_tlvs(cmd.data)}
+        except ValueError:
+            dos = {}
+        self.current = self.chips[0]
+        if 0x84 in dos:
+            wanted = int.from_bytes(dos[0x84], "big")
+            self.current = next((c for c in self.chips if c.key_id == wanted), self.chips[0])
+        self.reset()
+        return self.current.mse(cmd, session)
+
+    def general_authenticate(self, cmd, session):
+        return self.current.general_authenticate(cmd, session)

@@ -654,7 +654,10 @@ class EmrtdOS(SmartcardOS):
         return self.pace.mse_set_at(cmd)
 
     def _general_authenticate(self, cmd):
+        step = self.pace.step
         sw, data, session = self.pace.general_authenticate(cmd)
+        if "pace-answer" in self.quirks:
+            data = self._pace_answer_quirk(step, data)
         if session is not None:
             # PACE belongs to the MF: afterwards the MF is current (EF.CardSecurity
             # readable), and the reader selects the eMRTD application under SM.
@@ -662,6 +665,17 @@ class EmrtdOS(SmartcardOS):
             if self.ta is not None:
                 self.ta.reset()
         return sw, data
+
+    def _pace_answer_quirk(self, step, data):
+        """--quirk pace-answer: the answer of one GENERAL AUTHENTICATE step made faulty."""
+        from .quirks import pace_answer_fault
+        (_, body, _), = parse_tlvs(data)
+        faulty = pace_answer_fault(self.quirks["pace-answer"], step, body, self.pace)
+        if faulty is None:
+            return data
+        log.info("--quirk pace-answer: step %d answered with %s instead of %s", step,
+                 faulty[:12].hex().upper(), body[:12].hex().upper())
+        return tlv(0x7C, faulty)
 
     # --- Active and Chip Authentication -----------------------------------------------
     def _internal_authenticate(self, cmd):
@@ -693,11 +707,28 @@ class EmrtdOS(SmartcardOS):
             sw, data, new = self.ca.mse(cmd, self.session)
         else:
             sw, data, new = self.ca.general_authenticate(cmd, self.session)
+        if new is not None and "ca-ephemeral-check" in self.quirks:
+            new = self._ca_ephemeral_check(new)
         self.next_session = new
         if new is not None and self.verbose:
             log.info("CA session keys: KS_enc %s KS_mac %s, SSC 0", new.ks_enc.hex(),
                      new.ks_mac.hex())
         return sw, data
+
+    def _ca_ephemeral_check(self, new):
+        """--quirk ca-ephemeral-check: a reused terminal key is refused; the first CA's keys
+        are made unusable, so the terminal must run CA again with a fresh key pair."""
+        seen = self.__dict__.setdefault("ca_terminal_keys", [])
+        key = bytes(new.ca_terminal_key)
+        if key in seen:
+            self.ca.reset()
+            raise ChipError(0x6A80, "--quirk ca-ephemeral-check: the terminal's ephemeral key "
+                                    "was used in an earlier Chip Authentication")
+        seen.append(key)
+        if len(seen) == 1:
+            new.ks_mac = bytes(b ^ 0x55 for b in new.ks_mac)
+            log.info("--quirk ca-ephemeral-check: first Chip Authentication, its keys made unusable")
+        return new
 
     # --- logging -------------------------------------------------------------------
     def _describe(self, cmd):

@@ -287,6 +287,7 @@ class PaceChip:
             mine = run.force_key("mapping", fixed["mapping_key"])
         if data == mine:
             raise ChipError(0x6A80, "terminal echoed the chip's mapping key")
+        self.terminal_mapping_key = data            # for --quirk pace-answer:2/echo
         run.map_generator(data)
         return tlv(0x82, mine)
 
@@ -312,6 +313,7 @@ class PaceChip:
         cam = None
         if self.profile.mapping == "CAM":
             cam = self._chip_authentication_data()
+        self.last_run, self.cam_value = run, cam    # for --quirk pace-answer:4/…
         run.start_secure_messaging()
         if cam is not None:
             run.set_ssc((1 << 128) - 1)       # IV = E(KS_enc, -1)

@@ -55,6 +55,20 @@ them at the points named in each docstring line below.
                             with the content HEX
   no-access-control         a plain chip: COM, DGs and SOD readable without BAC or PACE (plain
                             SELECT and READ BINARY); MUTUAL AUTHENTICATE answered 6D00
+  pace-answer:STEP/KIND[=V] the answer to PACE's GENERAL AUTHENTICATE step STEP (1-4) is
+                            faulty (test-plan fault injection, needs --pace): sw=SW, tag=XX
+                            (the inner DO's tag), nonce (z altered), key=x|y|prefix|zero|p|
+                            other (the chip's public key of step 2/3 broken or foreign),
+                            echo (step 2/3: the terminal's own key sent back), token (step 4:
+                            wrong chip token), extra-8a (step 4: an added DO'8A'), cam=no-tag|
+                            not-octet|wrong|tag-8B|empty (step 4 of PACE-CAM: DO'8A')
+  served-file:NAME=PATH     the file NAME (e.g. CardAccess, CardSecurity) is served with the
+                            bytes of PATH, while the chip sets itself up (PACE profiles, the
+                            PACE-CAM key) from the dump's own file
+  ca-ephemeral-check        Chip Authentication refuses (6A80) a terminal ephemeral key it has
+                            seen before in this card's life, and the first CA is answered 9000
+                            but with session keys the terminal cannot have (as --ca-wrong-key,
+                            once), so that a terminal must run CA a second time
 """
 import re
 
@@ -65,7 +79,8 @@ NAMES = ("indefinite-length", "sfi-refused", "sticky-auth", "runtime-6700", "rea
          "short-answers", "aa-get-response", "aa-le", "no-card-access", "com-unknown-tags",
          "mutual-auth-error", "pace-refused", "ca-refused", "sm-error", "ta-trust-point-refused",
          "large-card-access", "no-com", "ta-challenge-length", "app-refused", "mutual-auth-corrupt",
-         "eof-answer", "aa-bad-trailer", "atr-info", "no-access-control")
+         "eof-answer", "aa-bad-trailer", "atr-info", "no-access-control", "pace-answer",
+         "served-file", "ca-ephemeral-check")
 SYNTAX = "NAME[:ARG] with NAME one of " + ", ".join(NAMES)
 
 
@@ -119,6 +134,10 @@ class Quirks:
                 self.on[name] = (_status(sw_text, spec), step or "mse")
             elif name in NEW_QUIRK_PARSERS:
                 self.on[name] = NEW_QUIRK_PARSERS[name](arg, spec)
+            elif name == "served-file":
+                self.on[name] = served_file_spec(arg, spec)
+            elif name == "pace-answer":
+                self.on[name] = pace_answer_spec(arg, spec)
             elif name == "read-cap":
                 self.on[name] = _count(arg, spec)
             elif name == "ta-challenge-length":
@@ -159,6 +178,9 @@ class Quirks:
             served.pop("COM", None)
         if "atr-info" in self:
             served[ATR_INFO] = self["atr-info"]
+        if "served-file" in self:
+            file, data = self["served-file"]
+            served[file] = data
         return served
 
     def read_answer_size(self, asked):
@@ -280,3 +302,128 @@ NEW_QUIRK_PARSERS = {
     "atr-info": _atr_info,
     "no-access-control": _no_value("no-access-control"),
 }
+
+
+# --- pace-answer: faulty answers to PACE's GENERAL AUTHENTICATE ------------------------------
+PACE_ANSWER_KINDS = {
+    "sw": (1, 2, 3, 4), "tag": (1, 2, 3, 4), "nonce": (1,), "key": (2, 3), "echo": (2, 3),
+    "token": (4,), "extra-8a": (4,), "cam": (4,)}
+PACE_KEY_FAULTS = ("x", "y", "prefix", "zero", "p", "other")
+PACE_CAM_FAULTS = ("no-tag", "not-octet", "wrong", "tag-8B", "empty")
+
+
+def pace_answer_spec(arg, spec):
+    """(step, kind, value) of --quirk pace-answer:STEP/KIND[=VALUE]."""
+    m = re.fullmatch(r"([1-4])/([a-z0-9-]+)(?:=([0-9A-Za-z-]+))?", arg or "")
+    if not m or m.group(2) not in PACE_ANSWER_KINDS:
+        raise ValueError("--quirk %s: needs STEP/KIND[=VALUE], STEP 1-4, KIND one of %s" %
+                         (spec, ", ".join(PACE_ANSWER_KINDS)))
+    step, kind, value = int(m.group(1)), m.group(2), m.group(3)
+    if step not in PACE_ANSWER_KINDS[kind]:
+        raise ValueError("--quirk %s: %s is for step %s" %
+                         (spec, kind, "/".join(map(str, PACE_ANSWER_KINDS[kind]))))
+    if kind == "sw":
+        value = _status(value, spec)
+    elif kind == "tag":
+        if not re.fullmatch(r"[0-9A-Fa-f]{2}", value or ""):
+            raise ValueError("--quirk %s: tag=XX, one byte in hex (e.g. 1/tag=90)" % spec)
+        value = int(value, 16)
+    elif kind == "key" and value not in PACE_KEY_FAULTS:
+        raise ValueError("--quirk %s: key=%s" % (spec, "|".join(PACE_KEY_FAULTS)))
+    elif kind == "cam" and value not in PACE_CAM_FAULTS:
+        raise ValueError("--quirk %s: cam=%s" % (spec, "|".join(PACE_CAM_FAULTS)))
+    elif kind not in ("sw", "tag", "key", "cam") and value is not None:
+        raise ValueError("--quirk %s: %s takes no value" % (spec, kind))
+    return step, kind, value
+
+
+def pace_answer_fault(fault, step, body, pace_chip):
+    """The faulty DO'7C' content for GENERAL AUTHENTICATE step `step` (pace-answer), given the
+    genuine one (`body`, the inner DOs); None when this step is not the faulty one. A status
+    fault raises ChipError (the chip discards the run, as on any error)."""
+    from .apdu import ChipError
+    want, kind, value = fault
+    if step != want:
+        return None
+    if kind == "sw":
+        pace_chip.reset()
+        raise ChipError(value, "--quirk pace-answer: step %d answered %04X" % (step, value))
+    items = parse_tlvs(body)
+    first_tag, first_value, first_raw = items[0]
+    rest = b"".join(raw for _, _, raw in items[1:])
+    if kind == "tag":
+        return tlv(value, first_value) + rest
+    if kind == "nonce":
+        return tlv(first_tag, first_value[:-1] + bytes([first_value[-1] ^ 0x01])) + rest
+    if kind == "echo":
+        terminal = pace_chip.terminal_key if step == 3 else pace_chip.terminal_mapping_key
+        return tlv(first_tag, terminal) + rest
+    if kind == "key":
+        return tlv(first_tag, _broken_public_key(first_value, value, pace_chip, step)) + rest
+    if kind == "token":
+        token = first_value[:-1] + bytes([first_value[-1] ^ 0x01])
+        return tlv(first_tag, token) + rest
+    if kind == "extra-8a":
+        return body + tlv(0x8A, bytes(range(48)))
+    # cam: the DO'8A' of PACE-CAM
+    cam = [(t, v) for t, v, _ in items if t == 0x8A]
+    if not cam:
+        raise ChipError(0x6F00, "--quirk pace-answer:4/cam on a profile without PACE-CAM")
+    token_do = b"".join(raw for t, _, raw in items if t != 0x8A)
+    encrypted = cam[0][1]
+    if value == "no-tag":
+        return token_do + encrypted
+    if value == "tag-8B":
+        return token_do + tlv(0x8B, encrypted)
+    if value == "empty":
+        return token_do + tlv(0x8A, b"")
+    run = pace_chip.last_run
+    ca_ic = pace_chip.cam_value
+    if value == "wrong":
+        n = run.static_params().order
+        plain = ((int.from_bytes(ca_ic, "big") + 1) % n).to_bytes(len(ca_ic), "big")
+    else:                                   # not-octet: CA_IC as an ASN.1 INTEGER, not FE2OS
+        plain = integer(int.from_bytes(ca_ic, "big"))
+    run.set_ssc((1 << 128) - 1)             # as pace.py: IV = E(KS_enc, -1), then SSC 0
+    data = run.encrypt(run.pad(plain))
+    run.set_ssc(0)
+    return token_do + tlv(0x8A, data)
+
+
+def _broken_public_key(genuine, how, pace_chip, step):
+    """The chip's public key of step 2 or 3, broken as `how` says (PACE_KEY_FAULTS)."""
+    import os
+    if genuine[:1] == b"\x04" and len(genuine) % 2 == 1:      # EC: 04 || x || y
+        size = (len(genuine) - 1) // 2
+        x, y = genuine[1:1 + size], genuine[1 + size:]
+        if how == "x":
+            return b"\x04" + x[:-1] + bytes([x[-1] ^ 0x01]) + y
+        if how in ("y", "zero", "p"):
+            return b"\x04" + x + y[:-1] + bytes([y[-1] ^ 0x01])
+        if how == "prefix":
+            return b"\x05" + x + y
+        params = pace_chip.run.ephemeral_params() if step == 3 else pace_chip.run.static_params()
+        from .ecc import Curve
+        curve = Curve(params.p, params.a, params.b, params.gx, params.gy, params.order)
+        return curve.encode(curve.mul(int.from_bytes(os.urandom(params.size), "big") % params.order))
+    params = pace_chip.run.ephemeral_params() if step == 3 else pace_chip.run.static_params()
+    size = len(genuine)
+    if how == "zero":
+        return bytes(size)
+    if how in ("p", "x", "y", "prefix"):
+        return params.p.to_bytes(size, "big")
+    q = params.q or (params.p - 1) // 2
+    return pow(params.g, int.from_bytes(os.urandom(32), "big") % q, params.p).to_bytes(size, "big")
+
+
+def served_file_spec(arg, spec):
+    """(logical file name, bytes) of --quirk served-file:NAME=PATH."""
+    name, _, path = (arg or "").partition("=")
+    file = logical_name(name) if name else None
+    if file is None or not path:
+        raise ValueError("--quirk %s: needs NAME=PATH, e.g. served-file:CardAccess=/tmp/ca.bin" % spec)
+    try:
+        with open(path, "rb") as f:
+            return file, f.read()
+    except OSError as e:
+        raise ValueError("--quirk %s: %s" % (spec, e))
