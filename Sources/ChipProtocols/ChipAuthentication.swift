@@ -21,6 +21,12 @@ public struct ChipAuthentication {
         if let odd = dg14.chipAuthenticationInfos.first(where: { !(1...3).contains($0.version) }) {
             throw SecurityError.chipAuthenticationFailed("DG14's ChipAuthenticationInfo (\(odd.protocolOID)) has version \(odd.version), which no standard defines")
         }
+        // BSI TR-03110 (EAC, which a DG14 announcing terminal authentication follows) makes the
+        // ChipAuthenticationInfo mandatory: such a DG14 without one is not guessed at either.
+        let announcesTerminalAuthentication = dg14.infos.contains { if case .terminalAuthentication = $0 { return true } else { return false } }
+        if announcesTerminalAuthentication, dg14.chipAuthenticationInfos.isEmpty, !dg14.chipAuthenticationPublicKeys.isEmpty {
+            throw SecurityError.chipAuthenticationFailed("DG14 announces terminal authentication but has no ChipAuthenticationInfo, which BSI TR-03110 requires")
+        }
         guard let info = dg14.chipAuthenticationInfos.first(where: { $0.cipher != nil }) ?? implied else {
             throw SecurityError.unsupported("Chip Authentication with the protocols DG14 offers")
         }

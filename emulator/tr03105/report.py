@@ -21,6 +21,7 @@ def totals(results):
     for r in results:
         counts = per_suite.setdefault(r.case.suite, collections.Counter())
         counts[r.outcome] += 1
+        counts["wrong"] += r.wrong_pass
     return per_suite
 
 
@@ -29,14 +30,15 @@ def cell(text):
 
 
 def table(results):
-    lines = ["| suite | pass | fail | not built | not applicable | applicable passing |", "|---|---|---|---|---|---|"]
+    lines = ["| suite | pass | fail | of which a wrong 'passed' | not built | not applicable | applicable passing |",
+             "|---|---|---|---|---|---|---|"]
     grand = collections.Counter()
     for suite, counts in totals(results).items():
         grand.update(counts)
-        lines.append("| %s | %d | %d | %d | %d | %s |" % (suite, counts["pass"], counts["fail"], counts["not built"],
-                                                        counts["not applicable"], ratio(counts)))
-    lines.append("| **total** | **%d** | **%d** | **%d** | **%d** | **%s** |" % (
-        grand["pass"], grand["fail"], grand["not built"], grand["not applicable"], ratio(grand)))
+        lines.append("| %s | %d | %d | %d | %d | %d | %s |" % (suite, counts["pass"], counts["fail"], counts["wrong"],
+                                                             counts["not built"], counts["not applicable"], ratio(counts)))
+    lines.append("| **total** | **%d** | **%d** | **%d** | **%d** | **%d** | **%s** |" % (
+        grand["pass"], grand["fail"], grand["wrong"], grand["not built"], grand["not applicable"], ratio(grand)))
     lines += ["", "| suite | case | title | expected | ours | result |", "|---|---|---|---|---|---|"]
     for r in results:
         c = r.case

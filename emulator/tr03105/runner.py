@@ -48,6 +48,12 @@ def observe(status, report):
             steps.append("sm")
         if re.search(r"sent \d+ bytes of \S+ where \d+ were expected|offset beyond the file", message):
             steps.append("format")          # a file's TLV length and its size disagree
+            # The scan stopped on that file: the check the file serves has failed with it
+            # (DG14: chip authentication cannot run; EF.SOD: nothing can be verified).
+            if re.search(r"\b(of|reading) DG14\b", message):
+                steps.append("ca")
+            if re.search(r"\b(of|reading) SOD\b", message):
+                steps.append("pa")
         if "did not provide" in message:
             steps.append("format")          # a file the LDS requires (EF.COM/EF.SOD list it) is missing
         if "authentication answer is invalid" in message:

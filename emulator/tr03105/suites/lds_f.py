@@ -67,11 +67,11 @@ def f04(work):
 
 
 @case("LDS_F_05", "SecurityInfos, missing chip authentication OID", FAILED, "ca",
-      deviation="DG14 without the ChipAuthenticationInfo (the SecurityInfo of the CA protocol OID): only the "
-                "public key info; AIP (TR-03110 requires the ChipAuthenticationInfo)")
+      deviation="an EAC chip's DG14 (a TerminalAuthenticationInfo, as CFG.DFLT.EAC's) without the "
+                "ChipAuthenticationInfo: only the public key info; AIP (TR-03110 requires the ChipAuthenticationInfo)")
 def f05(work):
     _, pk_info = infos()
-    return with_dg14(work, dg14(pk_info))
+    return with_dg14(work, dg14(sequence(oid("0.4.0.127.0.7.2.2.2"), integer(1)), pk_info))
 
 
 @case("LDS_F_06", "ChipAuthenticationInfo, incorrect version element", FAILED, "ca",
