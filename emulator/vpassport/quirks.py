@@ -217,21 +217,14 @@ def com_with_unknown_tags(com, files):
     return tlv(0x60, body)
 
 
-# ECParameters of brainpoolP256r1 and of P-256 in explicit form (RFC 3279; the curves' published
-# constants, as `openssl ecparam -param_enc explicit -outform DER` prints them).
-EXPLICIT_BRAINPOOLP256R1 = bytes.fromhex(
-    "3081e0020101302c06072a8648ce3d0101022100a9fb57dba1eea9bc3e660a909d838d726e3bf623d52620282013481d"
-    "1f6e5377304404207d5a0975fc2c3057eef67530417affe7fb8055c126dc5c6ce94a4b44f330b5d9042026dc5c6ce94a"
-    "4b44f330b5d9bbd77cbf958416295cf7e1ce6bccdc18ff8c07b60441048bd2aeb9cb7e57cb2c4b482ffc81b7afb9de27"
-    "e1e3bd23c23a4453bd9ace3262547ef835c3dac4fd97f8461a14611dc9c27745132ded8e545c1d54c72f046997022100"
-    "a9fb57dba1eea9bc3e660a909d838d718c397aa3b561a6f7901e0e82974856a7020101")
-EXPLICIT_P256 = bytes.fromhex(
-    "3081f7020101302c06072a8648ce3d0101022100ffffffff00000001000000000000000000000000ffffffffffffffff"
-    "ffffffff305b0420ffffffff00000001000000000000000000000000fffffffffffffffffffffffc04205ac635d8aa3a"
-    "93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b031500c49d360886e704936a6678e1139d26b7819f7e"
-    "900441046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c2964fe342e2fe1a7f9b8ee7eb4a"
-    "7c0f9e162bce33576b315ececbb6406837bf51f5022100ffffffff00000000ffffffffffffffffbce6faada7179e84f3"
-    "b9cac2fc632551020101")
+def explicit_parameters(curve_oid):
+    """ECParameters (RFC 3279: version 1, prime field, no seed) of a named curve, written out."""
+    from .ecc import named_curve
+    c = named_curve(curve_oid)
+    field = lambda v: v.to_bytes(c.size, "big")
+    return sequence(integer(1), sequence(oid("1.2.840.10045.1.1"), integer(c.p)),
+                    sequence(tlv(0x04, field(c.a)), tlv(0x04, field(c.b))),
+                    tlv(0x04, c.encode(c.g)), integer(c.n), integer(c.h))
 
 
 def large_card_access(card_access):
@@ -245,8 +238,8 @@ def large_card_access(card_access):
     ec_public_key = "1.2.840.10045.2.1"
     extra = [
         sequence(oid("0.4.0.127.0.7.2.2.6"), tlv(0x16, b"https://www.example.org/test-only/card-info.xml")),
-        sequence(oid("0.4.0.127.0.7.2.2.4.2"), sequence(oid(ec_public_key), EXPLICIT_BRAINPOOLP256R1), integer(32)),
-        sequence(oid("0.4.0.127.0.7.2.2.4.2"), sequence(oid(ec_public_key), EXPLICIT_P256), integer(33)),
+        sequence(oid("0.4.0.127.0.7.2.2.4.2"), sequence(oid(ec_public_key), explicit_parameters("1.3.36.3.3.2.8.1.1.7")), integer(32)),
+        sequence(oid("0.4.0.127.0.7.2.2.4.2"), sequence(oid(ec_public_key), explicit_parameters("1.2.840.10045.3.1.7")), integer(33)),
         sequence(oid("0.4.0.127.0.7.2.2.3.2.2"), integer(2), integer(1)),
         sequence(oid("0.4.0.127.0.7.2.2.2"), integer(1)),
     ]
