@@ -102,16 +102,9 @@ public struct TerminalAuthentication {
     /// STRING (2), sfid OCTET STRING (1) OPTIONAL), when it names another file than EF.CVCA's
     /// 011C / 1C; nil when absent, the same, or unreadable.
     public static func efCVCAElsewhere(dg14: [UInt8]?) -> TerminalAuthenticationError? {
-        guard let dg14, var set = try? TLV.parse(dg14) else { return nil }
-        if set.tag == 0x6E { guard let inner = try? set.children().first else { return nil }; set = inner }
-        for info in (try? set.children()) ?? [] {
-            guard let fields = try? info.children(), fields.count >= 3, fields[0].tag == 0x06,
-                  (try? ObjectIdentifier.dotted(fields[0].value)) == "0.4.0.127.0.7.2.2.2",
-                  fields[2].tag == 0x30, let file = try? fields[2].children(), let fid = file.first, fid.tag == 0x04 else { continue }
-            let sfid = file.count > 1 && file[1].tag == 0x04 ? Array(file[1].value) : nil
-            if Array(fid.value) != [0x01, 0x1C] || (sfid != nil && sfid != [0x1C]) {
-                return .efCVCAElsewhere(fileID: Array(fid.value), shortFileID: sfid)
-            }
+        guard let dg14, let infos = try? SecurityInfos(bytes: dg14) else { return nil }
+        for case .terminalAuthentication(_, let fid?, let sfid) in infos.infos where fid != [0x01, 0x1C] || (sfid != nil && sfid != [0x1C]) {
+            return .efCVCAElsewhere(fileID: fid, shortFileID: sfid)
         }
         return nil
     }

@@ -33,7 +33,9 @@ public enum SecurityInfo: Sendable, Equatable {
     case chipAuthentication(ChipAuthenticationInfo)
     case chipAuthenticationPublicKey(ChipAuthenticationPublicKeyInfo)
     case activeAuthentication(ActiveAuthenticationInfo)
-    case terminalAuthentication(version: Int)
+    /// TerminalAuthenticationInfo (BSI TR-03110-3 A.1.1.3): its version and, when given, the file
+    /// it names as EF.CVCA (fid, and the optional short identifier sfid).
+    case terminalAuthentication(version: Int, efCVCAFileID: [UInt8]? = nil, efCVCAShortFileID: [UInt8]? = nil)
     case other(protocolOID: String, der: [UInt8])
 
     static let bsi = "0.4.0.127.0.7.2.2"
@@ -65,7 +67,11 @@ public enum SecurityInfo: Sendable, Equatable {
             let signature = fields.count > 2 && fields[2].tag == 0x06 ? try ObjectIdentifier.dotted(fields[2].value) : nil
             self = .activeAuthentication(ActiveAuthenticationInfo(version: version, signatureAlgorithmOID: signature))
         } else if oid == SecurityInfo.bsi + ".2" {
-            self = .terminalAuthentication(version: integer(1) ?? 0)
+            // efCVCA FileID ::= SEQUENCE { fid OCTET STRING (SIZE(2)), sfid OCTET STRING (SIZE(1)) OPTIONAL }
+            let file = fields.count >= 3 && fields[2].tag == 0x30 ? try? fields[2].children() : nil
+            let fid = file?.first.flatMap { $0.tag == 0x04 ? Array($0.value) : nil }
+            let sfid = fid != nil && (file?.count ?? 0) > 1 && file?[1].tag == 0x04 ? file.map { Array($0[1].value) } : nil
+            self = .terminalAuthentication(version: integer(1) ?? 0, efCVCAFileID: fid, efCVCAShortFileID: sfid)
         } else {
             self = .other(protocolOID: oid, der: Array(tlv.encoded))
         }

@@ -156,7 +156,7 @@ public struct SecurityInfoReport: Codable, Sendable, Equatable {
         case .activeAuthentication(let a):
             self.init(type: "ActiveAuthenticationInfo", protocol: nil)
             signatureAlgorithm = a.signatureAlgorithmOID
-        case .terminalAuthentication(let v):
+        case .terminalAuthentication(let v, _, _):
             self.init(type: "TerminalAuthenticationInfo", protocol: nil)
             version = v
         case .other(let oid, _):
