@@ -87,17 +87,14 @@ def g06(work):
                             pace_info(pace_oid("ECDH", "GM", "AES256"), 15)])
 
 
-EXPLICIT_BRAINPOOLP256R1_ALG = None
-
-
 @case("ISO7816_G_07", "EF.CardAccess contains two PACEInfo and PACEDomainParameter", SUCCESSFUL, **I,
       deviation="EF.CardAccess: PACEInfo ECDH-GM-AES-128 with standardized id 13, PACEInfo ECDH-GM-AES-128 with "
                 "proprietary id 32, PACEDomainParameterInfo id 32 (explicit brainpoolP256r1); the chip completes "
                 "PACE on id 13 (explicit parameters are not implemented on the chip)")
 def g07(work):
-    from vpassport.quirks import EXPLICIT_BRAINPOOLP256R1
+    from vpassport.quirks import explicit_parameters
     domain = sequence(oid("0.4.0.127.0.7.2.2.4.2"),
-                      sequence(oid("1.2.840.10045.2.1"), EXPLICIT_BRAINPOOLP256R1), integer(32))
+                      sequence(oid("1.2.840.10045.2.1"), explicit_parameters("1.3.36.3.3.2.8.1.1.7")), integer(32))
     return pace_chip(work, [pace_info(pace_oid(), 13), pace_info(pace_oid(), 32), domain])
 
 

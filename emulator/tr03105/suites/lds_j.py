@@ -56,10 +56,10 @@ def j02(work):
                 "brainpoolP256r1) next to the PACEInfo (id 13) the chip uses; in EF.CardSecurity its domain "
                 "parameters are P-256 instead; same number of SecurityInfos; re-signed; AIP")
 def j03(work):
-    from vpassport.quirks import EXPLICIT_BRAINPOOLP256R1, EXPLICIT_P256
+    from vpassport.quirks import explicit_parameters
     ec = oid("1.2.840.10045.2.1")
-    domain = sequence(oid(pace_oid()[:-2]), sequence(ec, EXPLICIT_BRAINPOOLP256R1), integer(32))
-    changed = sequence(oid(pace_oid()[:-2]), sequence(ec, EXPLICIT_P256), integer(32))
+    domain = sequence(oid(pace_oid()[:-2]), sequence(ec, explicit_parameters("1.3.36.3.3.2.8.1.1.7")), integer(32))
+    changed = sequence(oid(pace_oid()[:-2]), sequence(ec, explicit_parameters("1.2.840.10045.3.1.7")), integer(32))
     info, pk = ca_infos()
     return chip(work, [PACE_GM, info, changed, pk], card_access=[PACE_GM, info, domain])
 
