@@ -94,7 +94,7 @@ public final class MRZScanner {
     /// the same reading or the same refusal on any machine under any load. The likeliest readings
     /// come first, so a readable photo is rarely near it.
     public var workBudget = SearchBudget.defaultWork
-    /// An outer safety stop only, in seconds (10 by default): a search still running after this
+    /// An outer safety stop only, in seconds (60 by default): a search still running after this
     /// long (a machine many times slower than intended, or starved for seconds) is stopped and the
     /// image refused. It never decides the ordinary case: `workBudget` does.
     public var timeBudget: Double = SearchBudget.defaultOuterSeconds

@@ -33,7 +33,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A camera (/dev/video0) or video file; the access key is read from the MRZ two frames agree on.",
                                valueName: "source")) var camera: String?
     @Option(help: "With --mrz-image or --camera: folder holding mrz.traineddata (default: searched).") var tessdata: String?
-    @Option(help: "With --mrz-image or --camera: outer safety stop, in seconds, for one image or frame (default 10; the search is bounded by a fixed amount of work, not by time).")
+    @Option(help: "With --mrz-image or --camera: outer safety stop, in seconds, for one image or frame (default 60; the search is bounded by a fixed amount of work, not by time).")
     var timeBudget: Double?
     @Option(help: "Document number as printed in the MRZ.") var documentNumber: String?
     @Option(help: "Birth date YYMMDD.") var birth: String?

@@ -24,7 +24,7 @@ final class TR03105Plan {
                                 ["-m", "tr03105", "run", "--table", table.path, "--json", summary.path,
                                  "--passport", Harness.passportExecutable.path],
                                 environment: ["PYTHONPATH": TestPaths.projectRoot.appendingPathComponent("emulator").path],
-                                timeout: 1800)
+                                timeout: 7200) // a runaway stop only: 5-8 min here, a slow or loaded machine takes longer
         let result = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: summary)) as? [String: Any],
                                   "no summary: exit \(r.status), \(r.stderr.suffix(2000))")
         let produced = try String(contentsOf: table, encoding: .utf8)
