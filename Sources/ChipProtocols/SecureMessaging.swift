@@ -67,8 +67,11 @@ public struct SessionKeys: Sendable {
 
     /// The same for an extended-length response that must fit a 65536-byte response buffer
     /// (DO'87' header 4 + padding indicator 1).
-    public var maxExtendedResponsePlaintext: Int {
-        let room = 65536 - 5 - 4 - 10
+    public var maxExtendedResponsePlaintext: Int { maxExtendedResponsePlaintext(responseData: 65536) }
+
+    /// The same for a chip that answers at most `responseData` bytes (its EF.ATR/INFO says so).
+    public func maxExtendedResponsePlaintext(responseData: Int) -> Int {
+        let room = min(responseData, 65536) - 5 - 4 - 10
         return room / blockSize * blockSize - 1
     }
 }

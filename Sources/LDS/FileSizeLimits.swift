@@ -7,7 +7,7 @@
 /// - images and biometrics (DG2–DG7), and the groups whose content is national or open (DG8–DG10
 ///   features, DG12 which may carry images of the document, DG13): 1 MiB each. A passport's
 ///   DG2 is 10–60 KB; two WSQ fingerprints in DG3 about 20–100 KB.
-/// - structured data (EF.COM, DG1, DG11, DG14, DG15, DG16, EF.SOD, EF.CardAccess,
+/// - structured data (EF.COM, DG1, DG11, DG14, DG15, DG16, EF.SOD, EF.ATR/INFO, EF.CardAccess,
 ///   EF.CardSecurity): 64 KiB each. They hold a few hundred bytes to a few KB; an EF.SOD with its
 ///   Document Signer certificate is 2–5 KB.
 /// - our own `manifest.json` and `evidence.json`: 256 KiB each.

@@ -1,15 +1,17 @@
 /// An elementary file of the eMRTD application (ICAO 9303-10 §3.6): EF.COM, DG1-DG16,
-/// EF.SOD, plus EF.CardAccess and EF.CardSecurity of the master file.
+/// EF.SOD, plus EF.ATR/INFO, EF.CardAccess and EF.CardSecurity of the master file.
 public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
     case com
     case dataGroup(Int)
     case sod
     case cardAccess
     case cardSecurity
+    /// EF.ATR/INFO (ISO 7816-4 §8.2.1.1, ICAO 9303-10 §3.11): the chip's extended length information.
+    case atrInfo
 
     /// Every file in the order a reader reads and a dump lists them.
     public static let all: [LDSFile] =
-        [.cardAccess, .cardSecurity, .com] + (1...16).map { .dataGroup($0) } + [.sod]
+        [.atrInfo, .cardAccess, .cardSecurity, .com] + (1...16).map { .dataGroup($0) } + [.sod]
 
     /// File identifier for SELECT.
     public var fid: UInt16 {
@@ -19,6 +21,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .sod: return 0x011D
         case .cardAccess: return 0x011C
         case .cardSecurity: return 0x011D
+        case .atrInfo: return 0x2F01
         }
     }
 
@@ -30,19 +33,21 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .sod: return 0x1D
         case .cardAccess: return 0x1C
         case .cardSecurity: return 0x1D
+        case .atrInfo: return 0x01
         }
     }
 
     /// True for files of the master file, read before the eMRTD application is selected.
-    public var isInMasterFile: Bool { self == .cardAccess || self == .cardSecurity }
+    public var isInMasterFile: Bool { self == .cardAccess || self == .cardSecurity || self == .atrInfo }
 
-    /// The outer tag of the file's content (EF.CardAccess and EF.CardSecurity have SET/SEQUENCE).
+    /// The outer tag of the file's content (EF.CardAccess and EF.CardSecurity have SET/SEQUENCE,
+    /// EF.ATR/INFO a run of data objects).
     public var tag: UInt32? {
         switch self {
         case .com: return 0x60
         case .sod: return 0x77
         case .dataGroup(let n): return LDSFile.dataGroupTags[n - 1]
-        case .cardAccess, .cardSecurity: return nil
+        case .cardAccess, .cardSecurity, .atrInfo: return nil
         }
     }
 
@@ -58,7 +63,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The dump-folder name (ARCHITECTURE.md): `COM.bin`, `DG1.bin`, `SOD.bin`, `CardAccess.bin`.
     public var fileName: String { "\(name).bin" }
 
-    /// Short name: COM, DG1 … DG16, SOD, CardAccess, CardSecurity.
+    /// Short name: COM, DG1 … DG16, SOD, ATRInfo, CardAccess, CardSecurity.
     public var name: String {
         switch self {
         case .com: return "COM"
@@ -66,6 +71,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .sod: return "SOD"
         case .cardAccess: return "CardAccess"
         case .cardSecurity: return "CardSecurity"
+        case .atrInfo: return "ATRInfo"
         }
     }
 
@@ -80,6 +86,7 @@ public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {
         case .sod: names.append("EF_SOD.bin")
         case .cardAccess: names.append("EF_CardAccess.bin")
         case .cardSecurity: names.append("EF_CardSecurity.bin")
+        case .atrInfo: names.append("EF_ATR_INFO.bin")
         }
         if !isInMasterFile {
             let fid = String(fid, radix: 16).leftPadded(to: 4)

@@ -36,9 +36,10 @@ public enum PassiveAuthentication {
         if let csca = checkChain(dsc: dsc, documentState: documentState, trust: trust, &report) {
             checkRevocation(dsc: dsc, csca: csca, trust: trust, &report)
         }
+        report.securityObjectVerified = report.passed
         if let cardSecurity = files[.cardSecurity] {
-            let check = verifyCardSecurity(cardSecurity, dg14: files[.dataGroup(14)], documentState: documentState,
-                                           trust: trust, at: at, now: now)
+            let check = verifyCardSecurity(cardSecurity, dg14: files[.dataGroup(14)], cardAccess: files[.cardAccess],
+                                           documentState: documentState, trust: trust, at: at, now: now)
             for failure in check.failures { report.fail("EF.CardSecurity: \(failure)") }
             report.cardSecurity = check
         }
@@ -48,9 +49,10 @@ public enum PassiveAuthentication {
     /// EF.CardSecurity (ICAO 9303-11 §9.2; BSI TR-03110-3): SecurityInfos signed like EF.SOD, holding
     /// the chip-authentication key PACE-CAM relies on. A terminal may trust that key only when the
     /// object passes passive authentication, with the same trust, validity and CRL rules as EF.SOD,
-    /// and (when DG14 is present) names the same chip-authentication keys as DG14.
-    public static func verifyCardSecurity(_ bytes: [UInt8], dg14: [UInt8]?, documentState: String?, trust: TrustStore,
-                                          at: Date? = nil, now: Date = Date()) -> CardSecurityReport {
+    /// (when DG14 is present) names the same chip-authentication keys as DG14, and (when EF.CardAccess
+    /// was read) repeats every SecurityInfo of EF.CardAccess.
+    public static func verifyCardSecurity(_ bytes: [UInt8], dg14: [UInt8]?, cardAccess: [UInt8]? = nil, documentState: String?,
+                                          trust: TrustStore, at: Date? = nil, now: Date = Date()) -> CardSecurityReport {
         var report = CardSecurityReport()
         let cms: CMSSignedData
         do { cms = try CMSSignedData(contentInfo: bytes[...]) } catch {
@@ -66,8 +68,38 @@ public enum PassiveAuthentication {
         if let csca = checkChain(dsc: dsc, documentState: documentState, trust: trust, &report) {
             checkRevocation(dsc: dsc, csca: csca, trust: trust, &report)
         }
-        if let content = cms.content { compareKeys(cardSecurity: content, dg14: dg14, &report) }
+        if let content = cms.content {
+            compareKeys(cardSecurity: content, dg14: dg14, &report)
+            if let cardAccess { compareSecurityInfos(cardSecurity: content, cardAccess: cardAccess, &report) }
+        }
         return report
+    }
+
+    /// EF.CardAccess is not signed: EF.CardSecurity repeats its SecurityInfos under the Document
+    /// Signer's signature (ICAO 9303-11 §9.2, BSI TR-03110-3 A.1.2), which is what lets a terminal
+    /// trust the PACE parameters it was offered. Each of them must be there byte for byte; more is
+    /// allowed (EF.CardSecurity adds the chip-authentication keys). TR-03105 5.1 LDS_J_02, LDS_J_03.
+    static func compareSecurityInfos(cardSecurity content: [UInt8], cardAccess: [UInt8], _ report: inout CardSecurityReport) {
+        let signed: Set<[UInt8]>
+        let offered: [TLV]
+        do {
+            signed = Set(try TLV.parse(content).children().map { Array($0.encoded) })
+            offered = try TLV.parse(cardAccess).children()
+        } catch {
+            report.holdsCardAccess = false
+            report.fail("its SecurityInfos and EF.CardAccess's cannot be compared: \(error)")
+            return
+        }
+        let missing = offered.filter { !signed.contains(Array($0.encoded)) }
+        report.holdsCardAccess = missing.isEmpty
+        guard !missing.isEmpty else { return }
+        let names = missing.map { info -> String in
+            guard let first = try? info.children().first, first.tag == 0x06,
+                  let protocolOID = try? ObjectIdentifier.dotted(first.value) else { return "an unparsable SecurityInfo" }
+            return protocolOID
+        }
+        report.fail("it does not hold \(missing.count) of EF.CardAccess's \(offered.count) SecurityInfos as EF.CardAccess has them"
+            + " (\(names.joined(separator: ", "))): the PACE parameters the chip offered are not the signed ones")
     }
 
     /// The chip-authentication keys of EF.CardSecurity must be DG14's: a copy carrying its own key
@@ -352,6 +384,8 @@ public struct PassiveAuthenticationReport: SignerCheck, Sendable {
     /// EF.CardSecurity's own passive authentication, when the dump holds one (its failures are
     /// also among `failures`).
     public var cardSecurity: CardSecurityReport?
+    /// EF.SOD and the data groups passed, whatever EF.CardSecurity (another signed object) gave.
+    public var securityObjectVerified = false
     /// The recorded Active Authentication answer (evidence.json) checked again against DG15.
     public var activeAuthentication: RecordedCheck = .notRecorded
     /// Why verification failed; empty when it passed.
@@ -399,6 +433,8 @@ public struct CardSecurityReport: SignerCheck, Sendable {
     public var validitySource = ""
     /// Whether its chip-authentication keys are DG14's; nil without DG14.
     public var matchesDG14: Bool?
+    /// Whether it repeats every SecurityInfo of EF.CardAccess; nil when EF.CardAccess was not read.
+    public var holdsCardAccess: Bool?
     public private(set) var failures: [String] = []
 
     /// Signed, chained to a trusted CSCA and consistent with DG14.

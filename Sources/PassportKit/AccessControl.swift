@@ -34,8 +34,12 @@ struct SecureStack {
 
     init(_ secure: SecureMessagingChannel, learned: LearnedReadSize) {
         self.secure = secure
-        reader = ChipFileReader(channel: secure, maxShortPlaintext: secure.keys.maxShortResponsePlaintext(responseData: learned.readerResponseData),
-                                maxExtendedPlaintext: secure.keys.maxExtendedResponsePlaintext, learned: learned)
+        // The chip's own bound (EF.ATR/INFO) keeps every read within what it can answer.
+        let chip = learned.chipResponseData ?? 65536
+        reader = ChipFileReader(channel: secure,
+                                maxShortPlaintext: secure.keys.maxShortResponsePlaintext(responseData: min(learned.readerResponseData, chip)),
+                                maxExtendedPlaintext: chip > 256 ? secure.keys.maxExtendedResponsePlaintext(responseData: chip) : nil,
+                                learned: learned)
     }
 
     init(over plain: CardChannel, keys: SessionKeys, ssc: [UInt8], learned: LearnedReadSize) {
@@ -207,6 +211,25 @@ struct AccessControl {
             bytes += next.data.prefix(total - offset)
         }
         return bytes
+    }
+
+    /// EF.ATR/INFO (master file, short EF identifier 01), in plain before access control: nil
+    /// when the chip has none (6A82, or 6982 from chips that show nothing before access
+    /// control). The file holds a few data objects: one short READ BINARY reads it. Its extended
+    /// length information, when well formed, bounds every later read.
+    func readATRInfo() throws -> [UInt8]? {
+        var response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.atrInfo.shortFID, p2: 0, ne: 256))
+        if response.status == .conditionsNotSatisfied || response.status == StatusWord(0x6986) {
+            // No short EF identifiers (as for EF.CardAccess): select it by its file identifier.
+            let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x2F, 0x01]))
+            guard select.status.isSuccess else { return nil }
+            response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
+        }
+        guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty else { return nil }
+        if let info = try? ATRInfo(bytes: response.data) {
+            learned.chipResponseData = max(1, info.maxResponseBytes - 2)    // the status word is part of the answer
+        }
+        return response.data
     }
 
     private func readCardAccessBinary() throws -> ResponseAPDU {

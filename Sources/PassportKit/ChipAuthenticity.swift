@@ -24,7 +24,7 @@ public enum ChipAuthenticity {
             return .failed("PACE-CAM without EF.CardSecurity: the chip's key cannot be authenticated")
         }
         let check = verification?.cardSecurity ?? PassiveAuthentication.verifyCardSecurity(
-            bytes, dg14: contents.files[.dataGroup(14)],
+            bytes, dg14: contents.files[.dataGroup(14)], cardAccess: contents.files[.cardAccess],
             documentState: contents.files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:)), trust: trust ?? TrustStore())
         if check.passed { return .passed }
         if trust == nil && check.signatureValid {
@@ -40,7 +40,7 @@ public enum ChipAuthenticity {
             return .unverified("chip authentication performed with DG14's key; DG14 not verified (no trust anchors)")
         }
         let dg14 = verification.dataGroups.first { $0.number == 14 }?.status
-        if verification.passed && dg14 == .valid { return .passed }
+        if verification.securityObjectVerified && dg14 == .valid { return .passed }
         return .failed("chip authentication answered for DG14's key, but DG14 is not authentic"
             + (dg14 == .mismatch ? " (its hash does not match EF.SOD)" : " (passive authentication failed)")
             + ". The chip may be a copy.")

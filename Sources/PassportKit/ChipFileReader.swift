@@ -15,6 +15,8 @@ final class LearnedReadSize {
     var selectsByIdentifier = false
     /// The most response data one answer brings through the reader (256 unless it says less).
     var readerResponseData = 256
+    /// The most response data the chip sends in one answer, when its EF.ATR/INFO says.
+    var chipResponseData: Int?
 }
 
 /// A plain 6700 to an extended-length command under secure messaging: the card's runtime

@@ -27,6 +27,7 @@ public struct DocumentDetails: Sendable {
             (.dataGroup(14), { try $0.describeDG14($1) }),
             (.dataGroup(15), { try $0.describeDG15($1) }),
             (.cardAccess, { try $0.describeCardAccess($1) }),
+            (.atrInfo, { try $0.describeATRInfo($1) }),
             (.sod, { try $0.describeSOD($1) }),
         ]
         for (file, describe) in describers {
@@ -156,6 +157,11 @@ public struct DocumentDetails: Sendable {
         let infos = try SecurityInfos(bytes: bytes)
         report.cardAccess = infos.infos.map(SecurityInfoReport.init)
         for pace in infos.paceInfos { lines.append(("PACE", pace.description)) }
+    }
+
+    private mutating func describeATRInfo(_ bytes: [UInt8]) throws {
+        let info = try ATRInfo(bytes: bytes)
+        lines.append(("Chip", "commands up to \(info.maxCommandBytes) bytes, answers up to \(info.maxResponseBytes) (EF.ATR/INFO)"))
     }
 
     private mutating func describeSOD(_ bytes: [UInt8]) throws {

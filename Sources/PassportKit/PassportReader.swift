@@ -183,8 +183,10 @@ public final class PassportReader {
         let control = AccessControl(channel: channel, access: access, events: events,
                                     random: random, pacePrivateKeys: pacePrivateKeys)
         control.learned.readerResponseData = channel.transport.readerMaxResponseData ?? 256
-        let session = try ReadSession(opening: control, cardAccess: try control.readCardAccess())
+        let cardAccess = try control.readCardAccess()
+        let session = try ReadSession(opening: control, cardAccess: cardAccess, atrInfo: try control.readATRInfo())
         session.resumeWait = resumeWait
+        try session.readCardSecurityAfterPACE()
         try session.authenticateChipByPACEMapping()
         try session.selectApplicationAfterPACE()
         let listed = try session.readDataGroupList()

@@ -21,8 +21,8 @@ final class ReadSession {
     /// The status word each unavailable file was refused with.
     var unavailableStatus: [LDSFile: StatusWord] = [:]
     var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
-    /// PACE-CAM's chip authentication data contradicted EF.CardSecurity's key: no later chip
-    /// authentication with DG14 may turn that into a pass.
+    /// PACE-CAM failed (its chip authentication data contradicted EF.CardSecurity's key, or there
+    /// was no key to check it with): no later chip authentication with DG14 may turn that into a pass.
     var paceCAMRefuted = false
     var chipAuthenticationMethod: ChipAuthenticationMethod?
     /// The protocol OID and key identifier chip authentication used (evidence for later).
@@ -51,11 +51,12 @@ final class ReadSession {
     }
 
     /// Runs access control over `control`'s channel and starts the session it opens.
-    convenience init(opening control: AccessControl, cardAccess: [UInt8]?) throws {
+    convenience init(opening control: AccessControl, cardAccess: [UInt8]?, atrInfo: [UInt8]? = nil) throws {
         let (gained, stack, fallback) = try control.establish(cardAccess: cardAccess)
         self.init(control: control, gained: gained, stack: stack)
         paceFallback = fallback
         if let cardAccess { files[.cardAccess] = cardAccess }
+        if let atrInfo { files[.atrInfo] = atrInfo }
     }
 
     var plain: ISO7816Channel { control.channel }

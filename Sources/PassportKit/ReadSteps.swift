@@ -6,24 +6,36 @@ import LDS
 extension ReadSession {
     // MARK: after PACE
 
-    /// PACE-CAM proves the chip genuine with EF.CardSecurity's key: read it from the master file
-    /// (before the application is selected) and check the chip's mapping data against it.
+    /// After any PACE, EF.CardSecurity is read from the master file (before the application is
+    /// selected): it repeats EF.CardAccess's SecurityInfos under the Document Signer's signature,
+    /// which passive authentication compares, and holds the key PACE-CAM proves. Without PACE-CAM
+    /// the file is optional: its absence is no finding.
+    func readCardSecurityAfterPACE() throws {
+        guard case .pace(let result, _) = gained else { return }
+        try readFile(.cardSecurity)
+        if result.chipAuthenticationMapping == nil && unavailableStatus[.cardSecurity] == .fileNotFound {
+            unavailable[.cardSecurity] = nil
+            unavailableStatus[.cardSecurity] = nil
+        }
+    }
+
+    /// PACE-CAM proves the chip genuine with EF.CardSecurity's key: check the chip's mapping data
+    /// against it. A chip that chose PACE-CAM answers for it: when the mapping data contradicts the
+    /// key, or EF.CardSecurity gives no key to check it with, that failure stands (TR-03105 5.1
+    /// ISO7816_G_31, G_40, LDS_J_04).
     func authenticateChipByPACEMapping() throws {
         guard case .pace(let result, _) = gained, result.chipAuthenticationMapping != nil else { return }
-        try readFile(.cardSecurity)
         chipAuthenticationMethod = .paceCAM
         chipAuthenticationProtocol = (result.info.protocolOID, nil)
         do {
             let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
-            do { try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key) } catch {
-                paceCAMRefuted = true
-                throw error
-            }
+            try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key)
             chipAuthentication = .passed
             terminalBinding = TerminalAuthenticationBinding(
                 idPICC: TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH),
                 compressedTerminalKey: TerminalAuthenticationBinding.compress(result.terminalEphemeralKey, isDH: result.info.isDH))
         } catch {
+            paceCAMRefuted = true
             chipAuthentication = .failed("PACE-CAM: \(error)")
         }
     }

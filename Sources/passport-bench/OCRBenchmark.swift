@@ -16,7 +16,7 @@ struct OCRBenchmark: ParsableCommand {
     @Argument(help: "A folder from scripts/ocr/make-dataset.") var dataset: String
     @Option(help: "Folder holding mrz.traineddata (default: searched).") var tessdata: String?
     @Option(help: "Use at most this many images.") var limit: Int?
-    @Option(help: "Outer safety stop: seconds after which an image's search is stopped whatever work is left (the scanner's default: 10).") var timeBudget: Double?
+    @Option(help: "Outer safety stop: seconds after which an image's search is stopped whatever work is left (the scanner's default: 60).") var timeBudget: Double?
     @Option(help: "Work units one image's search may spend (the scanner's default: SearchBudget.defaultWork).") var workBudget: Int?
     @Option(help: "Write each image's reading (its lines, or the refusal), work spent and time as JSON to this file.") var readings: String?
     @Option(help: "A name for the set, printed with its figures.") var name: String?

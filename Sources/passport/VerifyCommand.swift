@@ -130,7 +130,8 @@ func printReport(_ report: PassiveAuthenticationReport, trust: TrustStore, recor
     print("  Judged at    \(isoTime(report.validityTime)) (\(report.validitySource))")
     if let cardSecurity = report.cardSecurity {
         let keys = cardSecurity.matchesDG14.map { $0 ? ", keys as in DG14" : ", keys DIFFER from DG14" } ?? ""
-        print("  CardSecurity signature \(cardSecurity.signature.rawValue), chain \(cardSecurity.chain.rawValue)\(keys)")
+        let infos = cardSecurity.holdsCardAccess.map { $0 ? ", holds EF.CardAccess's SecurityInfos" : ", LACKS SecurityInfos of EF.CardAccess" } ?? ""
+        print("  CardSecurity signature \(cardSecurity.signature.rawValue), chain \(cardSecurity.chain.rawValue)\(keys)\(infos)")
     }
     if recorded {
         let check = report.activeAuthentication

@@ -38,16 +38,17 @@ final class FieldQuirkScans {
     }
 
     /// Exit 0 and the dump holds exactly the files the chip serves: the fixture's, with `served`
-    /// replacing those the quirk changes.
-    /// EF.CardSecurity is read only for PACE-CAM: `notRead` leaves it out of the comparison.
+    /// replacing those the quirk changes, without `notRead` (EF.CardSecurity after BAC).
+    /// A PACE chip builds EF.CardAccess from its options and signs its SecurityInfos into
+    /// EF.CardSecurity again (`resigned`: read, not compared with the fixture's); EF.ATR/INFO
+    /// comes from `--quirk atr-info`.
     func expectServedFiles(_ r: Harness.Result, _ out: URL, fixture: URL = FieldQuirkScans.fixture,
-                           served: [LDSFile: [UInt8]] = [:], notRead: Set<LDSFile> = [],
+                           served: [LDSFile: [UInt8]] = [:], notRead: Set<LDSFile> = [], resigned: Set<LDSFile> = [],
                            sourceLocation: SourceLocation = #_sourceLocation) throws {
         try #require(r.status == 0, "scan failed (exit \(r.status)): \(r.stderr.suffix(1500))", sourceLocation: sourceLocation)
         let read = try DumpFolder(reading: out), original = try DumpFolder(reading: fixture)
-        // The PACE chip builds EF.CardAccess from its options: no fixture file to compare it with.
-        #expect(Set(read.files.keys).subtracting([.cardAccess]) == Set(original.files.keys).subtracting(notRead), sourceLocation: sourceLocation)
-        for (file, bytes) in original.files where !notRead.contains(file) {
+        #expect(Set(read.files.keys).subtracting([.cardAccess, .atrInfo]) == Set(original.files.keys).subtracting(notRead), sourceLocation: sourceLocation)
+        for (file, bytes) in original.files where !notRead.contains(file) && !resigned.contains(file) {
             #expect(read.files[file] == (served[file] ?? bytes), "\(file) is not what the chip serves", sourceLocation: sourceLocation)
         }
     }
@@ -91,15 +92,29 @@ final class FieldQuirkScans {
         let (r, out) = try scan(["--quirk", quirk])
         try expectServedFiles(r, out)
         #expect(Self.answers(r, "SELECT", "9000") >= 8, "files not selected by identifier")
-        // EF.CardAccess is tried twice in plain (before and after selecting the master file), EF.COM
-        // once; learned from that, later files are selected without trying the SFI first.
-        #expect(Self.answers(r, "READ BINARY", quirk == "sfi-refused" ? "6985" : "6986") == 3)
+        // EF.CardAccess is tried twice in plain (before and after selecting the master file),
+        // EF.ATR/INFO once (its absence and a refused SFI look alike), EF.COM once; learned from
+        // that, later files are selected without trying the SFI first.
+        #expect(Self.answers(r, "READ BINARY", quirk == "sfi-refused" ? "6985" : "6986") == 4)
     }
 
     @Test func shortFileIdentifiersRefusedOnAPACEChip() throws {
         let (r, out) = try scan(["--pace", "--quirk", "sfi-refused"], ["--can", "123456"], dump: Self.paceFixture)
-        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.cardSecurity])
+        try expectServedFiles(r, out, fixture: Self.paceFixture, resigned: [.cardSecurity])
         #expect((r.json?["access_protocol"] as? String)?.hasPrefix("PACE") == true, "EF.CardAccess was not found: \(r.stderr.suffix(800))")
+    }
+
+    /// A chip whose EF.ATR/INFO says it answers at most 1024 bytes (and refuses longer answers
+    /// with 6700): every read stays within that, the file is saved, and it is no problem.
+    @Test func efATRInfoBoundsEveryRead() throws {
+        let atrInfo = "7F66080202040002020400"
+        let (r, out) = try scan(["--quirk", "atr-info:" + atrInfo])
+        try expectServedFiles(r, out)
+        #expect(try DumpFolder(reading: out).files[.atrInfo] == hex(atrInfo))
+        #expect(r.stderr.split(separator: "\n").filter { $0.hasPrefix("APDU ") && $0.contains("6700") }.isEmpty,
+                "a read beyond the chip's bound: \(r.stderr.suffix(1500))")
+        #expect(Self.answers(r, "READ BINARY", "9000") > 15, "DG2 read in answers of 1 KB at most")
+        #expect(r.json?["problems"] == nil, "\(r.stdout.prefix(800))")
     }
 
     @Test func comListsFilesTheChipDoesNotHold() throws {
@@ -256,9 +271,13 @@ final class FieldQuirkScans {
     @Test(arguments: [(true, "can"), (false, "can"), (false, "mrz")])
     func aCardAccessOfMoreThan256Bytes(extendedLength: Bool, password: String) throws {
         let chip = ["--pace", "--no-bac", "--quirk", "large-card-access"] + (extendedLength ? [] : ["--no-extended-length"])
-        let (r, out) = try scan(chip, password == "can" ? ["--can", "123456"] : [], dump: Self.paceFixture)
-        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.cardSecurity])
+        let (r, out) = try scan(chip, (password == "can" ? ["--can", "123456"] : []) + Self.trustArguments, dump: Self.paceFixture)
+        try expectServedFiles(r, out, fixture: Self.paceFixture, resigned: [.cardSecurity])
         #expect((r.json?["access_protocol"] as? String)?.hasPrefix("PACE") == true, "\(r.stdout.prefix(400))")
+        // The issuer signed all of EF.CardAccess into EF.CardSecurity: passive authentication compares them.
+        let cardSecurity = (r.json?["passive_authentication"] as? [String: Any])?["card_security"] as? [String: Any]
+        #expect(cardSecurity?["holds_card_access"] as? Bool == true, "\(r.stdout.prefix(1500))")
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true)
         let cardAccess = try #require(try DumpFolder(reading: out).files[.cardAccess])
         #expect(cardAccess.count > 600, "EF.CardAccess read: \(cardAccess.count) bytes")
         #expect(try TLV.parse(cardAccess).children().count == 6, "the chip's PACEInfo and the five SecurityInfos added")
@@ -268,7 +287,7 @@ final class FieldQuirkScans {
     /// and every file is read and verified.
     @Test func withoutEFCOMTheDataGroupsComeFromEFSOD() throws {
         let (r, out) = try scan(["--pace", "--no-bac", "--quirk", "no-com"], ["--can", "123456"] + Self.trustArguments, dump: Self.paceFixture)
-        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.cardSecurity, .com])
+        try expectServedFiles(r, out, fixture: Self.paceFixture, notRead: [.com], resigned: [.cardSecurity])
         let list = r.json?["data_group_list"] as? [String: Any]
         #expect(list?["source"] as? String == "EF.SOD", "\(r.stdout.prefix(600))")
         #expect((list?["com_problem"] as? String)?.contains("6A82") == true)

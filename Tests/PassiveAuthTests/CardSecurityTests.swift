@@ -66,6 +66,48 @@ import TestSupport
         #expect(check.chain == .failed)
     }
 
+    /// EF.CardAccess offering PACE with the given mapping (ECDH, AES-128, brainpoolP256r1): 6 is
+    /// chip authentication mapping, as the fixture's EF.CardSecurity holds it; 2 is generic mapping.
+    static func cardAccess(mapping: UInt8, extra: [UInt8] = []) -> [UInt8] {
+        let paceInfo: [UInt8] = [0x30, 0x12, 0x06, 0x0A, 0x04, 0x00, 0x7F, 0x00, 0x07, 0x02, 0x02, 0x04, mapping, 0x02,
+                                 0x02, 0x01, 0x02, 0x02, 0x01, 0x0D]
+        return [0x31, UInt8(paceInfo.count + extra.count)] + paceInfo + extra
+    }
+
+    /// EF.CardSecurity signs EF.CardAccess's SecurityInfos: one it lacks means the PACE
+    /// parameters offered are not the issuer's (TR-03105 5.1 LDS_J_02, LDS_J_03).
+    @Test func anEFCardAccessWhoseSecurityInfosItHoldsPasses() throws {
+        var files = try files("passport-pace")
+        files[.cardAccess] = Self.cardAccess(mapping: 6)
+        let report = PassiveAuthentication.verify(files: files, trust: try trust())
+        #expect(report.passed, "\(report.failures)")
+        #expect(report.cardSecurity?.holdsCardAccess == true)
+    }
+
+    @Test(arguments: [
+        (Self.cardAccess(mapping: 2), "0.4.0.127.0.7.2.2.4.2.2"),
+        (Self.cardAccess(mapping: 6, extra: [0x30, 0x0F, 0x06, 0x0A, 0x04, 0x00, 0x7F, 0x00, 0x07, 0x02, 0x02, 0x03, 0x02, 0x02,
+                                             0x02, 0x01, 0x02]), "0.4.0.127.0.7.2.2.3.2.2"),
+    ])
+    func anEFCardAccessWithASecurityInfoItLacksFails(cardAccess: [UInt8], missing: String) throws {
+        var files = try files("passport-pace")
+        files[.cardAccess] = cardAccess
+        let report = PassiveAuthentication.verify(files: files, trust: try trust())
+        #expect(!report.passed)
+        #expect(report.cardSecurity?.holdsCardAccess == false)
+        #expect(report.signature == .passed && report.cardSecurity?.signature == .passed, "only the comparison fails")
+        #expect(report.failures == ["EF.CardSecurity: it does not hold 1 of EF.CardAccess's \(cardAccess == Self.cardAccess(mapping: 2) ? 1 : 2) "
+            + "SecurityInfos as EF.CardAccess has them (\(missing)): the PACE parameters the chip offered are not the signed ones"])
+    }
+
+    @Test func anUnparsableEFCardAccessFails() throws {
+        var files = try files("passport-pace")
+        files[.cardAccess] = [0x31, 0x05, 0x30, 0x09]
+        let report = PassiveAuthentication.verify(files: files, trust: try trust())
+        #expect(report.cardSecurity?.holdsCardAccess == false)
+        #expect(report.failures.contains { $0.hasPrefix("EF.CardSecurity: its SecurityInfos and EF.CardAccess's cannot be compared") })
+    }
+
     /// Every single-byte change of EF.CardSecurity fails verification of the dump.
     @Test func everySingleByteChangeOfCardSecurityIsCaught() throws {
         let files = try files("passport-pace")

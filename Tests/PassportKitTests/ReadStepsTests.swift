@@ -699,6 +699,7 @@ enum ICAO {
         let session = bench.paceSession(info: try Self.camInfo(), cam: (mappingKey: try Self.mappingKey(), caData: Self.caData))
         let cardSecurity = try ReadTestData.fixture("passport-pace/CardSecurity.bin")
         bench.chip.expectFile(.cardSecurity, cardSecurity, chunk: 223)
+        try session.readCardSecurityAfterPACE()
         try session.authenticateChipByPACEMapping()
         #expect(session.chipAuthentication == .passed)
         #expect(session.files[.cardSecurity] == cardSecurity)
@@ -710,6 +711,7 @@ enum ICAO {
         let other = try Self.mappingKey(caData: [UInt8](repeating: 0x02, count: 32))
         let session = bench.paceSession(info: try Self.camInfo(), cam: (mappingKey: other, caData: Self.caData))
         bench.chip.expectFile(.cardSecurity, try ReadTestData.fixture("passport-pace/CardSecurity.bin"), chunk: 223)
+        try session.readCardSecurityAfterPACE()
         try session.authenticateChipByPACEMapping()
         let why = SecurityError.chipAuthenticationFailed("the chip authentication data does not match EF.CardSecurity's key: the chip may be a copy")
         #expect(session.chipAuthentication == .failed("PACE-CAM: \(why)"))
@@ -723,6 +725,7 @@ enum ICAO {
         let other = try Self.mappingKey(caData: [UInt8](repeating: 0x02, count: 32))
         let session = bench.paceSession(info: try Self.camInfo(), cam: (mappingKey: other, caData: Self.caData))
         bench.chip.expectFile(.cardSecurity, try ReadTestData.fixture("passport-pace/CardSecurity.bin"), chunk: 223)
+        try session.readCardSecurityAfterPACE()
         try session.authenticateChipByPACEMapping()
         try session.authenticateChip(listed: try ChipAuthenticationStep.comWithDG14().dataGroups)
         guard case .failed(let why) = session.chipAuthentication else {
@@ -737,14 +740,47 @@ enum ICAO {
         let bench = ReaderBench()
         let session = bench.paceSession(info: try Self.camInfo(), cam: (mappingKey: try Self.mappingKey(), caData: Self.caData))
         bench.chip.expectWithheld(.cardSecurity, .fileNotFound, chunk: 223)
+        try session.readCardSecurityAfterPACE()
         try session.authenticateChipByPACEMapping()
         #expect(session.chipAuthentication == .failed("PACE-CAM: \(SecurityError.chipAuthenticationFailed("EF.CardSecurity could not be read"))"))
+        try session.authenticateChip(listed: try ChipAuthenticationStep.comWithDG14().dataGroups)
+        #expect(session.chipAuthentication == .failed("PACE-CAM: \(SecurityError.chipAuthenticationFailed("EF.CardSecurity could not be read"))"),
+                "DG14 does not stand in for a PACE-CAM without a key")
+        bench.complete()    // DG14 not even read
+    }
+
+    /// After PACE-GM EF.CardSecurity is read too: passive authentication compares it with
+    /// EF.CardAccess (TR-03105 5.1 LDS_J). It authenticates nothing by itself.
+    @Test func afterPACEGMEFCardSecurityIsReadForPassiveAuthentication() throws {
+        let bench = ReaderBench()
+        let gm = try #require(try SecurityInfos(bytes: ReadTestData.cardAccessGM).paceInfos.first)
+        let session = bench.paceSession(info: gm, cam: nil)
+        let cardSecurity = try ReadTestData.fixture("passport-pace/CardSecurity.bin")
+        bench.chip.expectFile(.cardSecurity, cardSecurity, chunk: 223)
+        try session.readCardSecurityAfterPACE()
+        try session.authenticateChipByPACEMapping()
+        #expect(session.files[.cardSecurity] == cardSecurity)
+        #expect(session.chipAuthenticationMethod == nil, "EF.CardSecurity is no chip authentication after PACE-GM")
+        bench.complete()
+    }
+
+    /// Without PACE-CAM EF.CardSecurity is optional: its absence is no finding. A refusal is.
+    @Test(arguments: [(StatusWord.fileNotFound, false), (StatusWord.securityStatusNotSatisfied, true)])
+    func anAbsentEFCardSecurityAfterPACEGMIsNoFinding(status: StatusWord, reported: Bool) throws {
+        let bench = ReaderBench()
+        let gm = try #require(try SecurityInfos(bytes: ReadTestData.cardAccessGM).paceInfos.first)
+        let session = bench.paceSession(info: gm, cam: nil)
+        bench.chip.expectWithheld(.cardSecurity, status, chunk: 223)
+        try session.readCardSecurityAfterPACE()
+        #expect(session.files[.cardSecurity] == nil)
+        #expect((session.unavailable[.cardSecurity] != nil) == reported, "\(session.unavailable)")
         bench.complete()
     }
 
     @Test func withoutCAMNothingIsRead() throws {
         let bench = ReaderBench()
         let session = try bench.bacSession()
+        try session.readCardSecurityAfterPACE()
         try session.authenticateChipByPACEMapping()
         try session.selectApplicationAfterPACE() // BAC selected the application already
         #expect(session.chipAuthentication == .notSupported("the chip has no DG14"))
@@ -765,6 +801,7 @@ enum ICAO {
         try ICAO.expectPACE(on: bench.chip)
         bench.chip.expectSecure(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1D]), ResponseAPDU(data: [], status: .success))
         bench.chip.expectFile(.cardSecurity, cardSecurity, chunk: 223, from: 223)
+        try session.readCardSecurityAfterPACE()
         try session.authenticateChipByPACEMapping()
         #expect(session.chipAuthentication == .passed)
         #expect(session.files[.cardSecurity] == cardSecurity)
@@ -882,6 +919,75 @@ enum ICAO {
     }
 }
 
+// MARK: - EF.ATR/INFO
+
+@Suite struct ATRInfoStep {
+    static let sessionKeys = SessionKeys(suite: .aes, encryptionKey: [UInt8](repeating: 0x11, count: 16),
+                                         macKey: [UInt8](repeating: 0x22, count: 16))
+
+    func stack(_ bench: ReaderBench, _ control: AccessControl) -> SecureStack {
+        SecureStack(over: bench.channel, keys: Self.sessionKeys, ssc: [UInt8](repeating: 0, count: 16), learned: control.learned)
+    }
+
+    /// The longest response of EF.ATR/INFO (1920 bytes, as in TR-03105 5.1 LDS_K_01) bounds the
+    /// extended-length reads of every session: 1887 bytes of plaintext fit 1918 under AES SM.
+    @Test func itsLongestResponseBoundsEveryRead() throws {
+        let bench = ReaderBench()
+        bench.channel.supportsExtendedLength = true
+        bench.chip.expect(hex("00B0810000"), hex("7F660802020780020207809000"))
+        let control = bench.control()
+        #expect(try control.readATRInfo() == hex("7F66080202078002020780"))
+        let reader = stack(bench, control).reader
+        #expect(reader.usingExtendedLength && reader.chunk == 1887, "\(reader.chunk)")
+        bench.complete()
+    }
+
+    /// A chip that answers at most 256 bytes is read with short APDUs, whatever its ATR says.
+    @Test func aChipOfShortAnswersIsReadWithShortAPDUs() throws {
+        let bench = ReaderBench()
+        bench.channel.supportsExtendedLength = true
+        bench.chip.expect(hex("00B0810000"), hex("7F660802020102020201029000"))
+        let control = bench.control()
+        _ = try control.readATRInfo()
+        #expect(!stack(bench, control).reader.usingExtendedLength)
+        bench.complete()
+    }
+
+    /// Malformed (LDS_K_03, LDS_K_04): kept for the report's problem, bounds nothing.
+    @Test(arguments: ["7F660402020780", "7F65080202078002020780"])
+    func aMalformedOneBoundsNothing(content: String) throws {
+        let bench = ReaderBench()
+        bench.channel.supportsExtendedLength = true
+        bench.chip.expect(hex("00B0810000"), hex(content + "9000"))
+        let control = bench.control()
+        #expect(try control.readATRInfo() == hex(content))
+        #expect(control.learned.chipResponseData == nil)
+        #expect(stack(bench, control).reader.chunk == Self.sessionKeys.maxExtendedResponsePlaintext)
+        bench.complete()
+    }
+
+    /// A chip that takes no short EF identifiers: EF.ATR/INFO selected by its file identifier.
+    @Test(arguments: ["6985", "6986"])
+    func aRefusedShortIdentifierSelectsIt(refusal: String) throws {
+        let bench = ReaderBench()
+        bench.chip.expect(hex("00B0810000"), hex(refusal))
+        bench.chip.expect(hex("00A4020C022F01"), hex("9000"))
+        bench.chip.expect(hex("00B0000000"), hex("7F660802020780020207809000"))
+        let control = bench.control()
+        #expect(try control.readATRInfo() == hex("7F66080202078002020780"))
+        #expect(control.learned.chipResponseData == 1918)
+        bench.complete()
+    }
+
+    @Test(arguments: ["6A82", "6982", "9000"])
+    func absentIsNothing(answer: String) throws {
+        let bench = ReaderBench()
+        bench.chip.expect(hex("00B0810000"), hex(answer))
+        #expect(try bench.control().readATRInfo() == nil)
+        bench.complete()
+    }
+}
+
 // MARK: - the steps together
 
 @Suite struct WholeRead {
@@ -890,6 +996,7 @@ enum ICAO {
         let dg1 = RemainingFilesStep.dg1, dg2 = RemainingFilesStep.dg2, sod = RemainingFilesStep.sod
         let com = ReadTestData.com([0x61, 0x75])
         bench.chip.expect(hex("00B09C0000"), hex("6A82"))
+        bench.chip.expect(hex("00B0810000"), hex("6982"))      // EF.ATR/INFO: shown only after access control
         try bench.chip.expectBAC(ReadTestData.accessKey)
         bench.chip.expectFile(.com, com)
         bench.chip.expectWithheld(.dataGroup(14), .fileNotFound)

@@ -135,6 +135,13 @@ def build_pace(args, files, mrz_info, log, ca_key_file):
         profiles = [pace.profile_from_options(args.mapping, args.dh)]
         files["CardAccess"] = pace.card_access(profiles)
         source = "generated"
+        if "CardSecurity" in files:
+            # An issuer signs EF.CardAccess's SecurityInfos into EF.CardSecurity, and readers check.
+            from .quirks import card_security_holding
+            try:
+                files["CardSecurity"] = card_security_holding(files["CardSecurity"], files["CardAccess"])
+            except ValueError as e:
+                log.warning("CardSecurity.bin kept as it is: %s", e)
     if not pace.check_card_access(files["CardAccess"]):
         log.warning("OpenPACE does not accept this EF.CardAccess (EAC_CTX_init_ef_cardaccess)")
     ca_key = None

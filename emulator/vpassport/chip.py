@@ -16,7 +16,7 @@ from .apdu import ChipError, Command, parse_command
 from .dump import FILES, mrz_information
 from .faults import FILLER, SM_RESPONSE_KINDS, Fault, Faults
 from .libvsc import Iso7816OS, SmartcardOS
-from .quirks import ATR_INFO, ATR_INFO_FID, ATR_INFO_SFI, Quirks
+from .quirks import ATR_INFO, ATR_INFO_FID, ATR_INFO_SFI, Quirks, atr_info_response_limit
 from .sm import BacSession
 
 log = logging.getLogger("vpassport.chip")
@@ -55,6 +55,8 @@ class EmrtdOS(SmartcardOS):
         self.quirks = quirks or Quirks()        # quirks.py: field behaviours (--quirk)
         self.files = self.quirks.apply_to_files(files)   # {logical name: bytes}, as served
         self.extended_length = extended_length
+        # atr-info: a chip answers no more than its EF.ATR/INFO says (else 6700, as below).
+        self.response_limit = atr_info_response_limit(self.quirks["atr-info"]) if "atr-info" in self.quirks else None
         if "runtime-6700" in self.quirks and not extended_length:
             raise ValueError("--quirk runtime-6700 needs extended length claimed in the ATR "
                              "(drop --no-extended-length)")
@@ -294,6 +296,8 @@ class EmrtdOS(SmartcardOS):
         # Data that does not fit is refused with 6700 (inside DO'99') instead
         # of being silently cut, so a reader asking too much notices it.
         limit = VPCD_MAX_RESPONSE_DATA if cmd.extended else 256
+        if self.response_limit is not None:
+            limit = min(limit, self.response_limit)
         if self._fault_is("extra"):
             # More than Ne on purpose: only vpcd's framing limits it.
             while data and self._wrapped_size(len(data), odd, s.block) > VPCD_MAX_RESPONSE_DATA:

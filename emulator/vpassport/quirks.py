@@ -52,7 +52,8 @@ them at the points named in each docstring line below.
                             computed over a message whose trailer is wrong (BC -> BD,
                             xx CC -> xx CD)
   atr-info:HEX              EF.ATR/INFO (MF, FID 2F01, SFI 01; plain, no access control)
-                            with the content HEX
+                            with the content HEX; a protected answer longer than its DO'7F66'
+                            allows is refused with 6700
   no-access-control         a plain chip: COM, DGs and SOD readable without BAC or PACE (plain
                             SELECT and READ BINARY); MUTUAL AUTHENTICATE answered 6D00
   pace-answer:STEP/KIND[=V] the answer to PACE's GENERAL AUTHENTICATE step STEP (1-4) is
@@ -70,6 +71,7 @@ them at the points named in each docstring line below.
                             but with session keys the terminal cannot have (as --ca-wrong-key,
                             once), so that a terminal must run CA a second time
 """
+import os
 import re
 
 from der import integer, oid, parse_tlvs, sequence, tlv
@@ -174,6 +176,8 @@ class Quirks:
             if "CardAccess" not in served:
                 raise ValueError("--quirk large-card-access needs an EF.CardAccess (--pace)")
             served["CardAccess"] = large_card_access(served["CardAccess"])
+            if "CardSecurity" in served:
+                served["CardSecurity"] = card_security_holding(served["CardSecurity"], served["CardAccess"])
         if "no-com" in self:
             served.pop("COM", None)
         if "atr-info" in self:
@@ -246,6 +250,33 @@ def large_card_access(card_access):
     return tlv(0x31, value + b"".join(extra))
 
 
+def card_security_holding(card_security, card_access):
+    """EF.CardSecurity holding every SecurityInfo of `card_access` too, as an issuer writes it (a
+    reader checks that EF.CardSecurity repeats EF.CardAccess): unchanged when it does already,
+    otherwise with the missing ones added and signed again by the TEST-ONLY Document Signer of
+    Fixtures/pki that signed it (only the fixtures' dsc-UTO is known here; ValueError for another)."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    from fixturegen import cardsecurity, x509
+    (_, held, _), = parse_tlvs(cardsecurity.parse(card_security)["security_infos"])
+    (_, offered, _), = parse_tlvs(card_access)
+    have = [raw for _, _, raw in parse_tlvs(held)]
+    missing = [raw for _, _, raw in parse_tlvs(offered) if raw not in have]
+    if not missing:
+        return card_security
+    pki = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                       "Fixtures", "pki")
+    with open(os.path.join(pki, "TEST-ONLY-dsc-UTO.pem"), "rb") as f:
+        dsc = x509.from_pem(f.read())
+    if dsc not in card_security:
+        raise ValueError("EF.CardSecurity lacks SecurityInfos of EF.CardAccess and is signed by another "
+                         "Document Signer than Fixtures/pki's TEST-ONLY dsc-UTO, so it cannot be re-signed")
+    with open(os.path.join(pki, "TEST-ONLY-dsc-UTO.key.pem"), "rb") as f:
+        key = load_pem_private_key(f.read(), password=None)
+    return cardsecurity.ef_card_security(security_infos=tlv(0x31, b"".join(have + missing)), h="sha256", dsc=dsc,
+                                         dsc_key=key, scheme=x509.RSA_SHA256,
+                                         signing_time=x509.utc(2024, 9, 30, 10))    # the fixtures' own
+
+
 def ta_challenge_length(arg, spec):
     """--quirk ta-challenge-length:N: the byte count 1..32 (not 8, which is no quirk)."""
     if not (arg or "").isdigit() or not 1 <= int(arg) <= 32 or int(arg) == 8:
@@ -277,6 +308,20 @@ def _atr_info(arg, spec):
         raise ValueError("--quirk %s: atr-info needs the file's content in hex, e.g. "
                          "atr-info:7F66080202078002020780" % spec)
     return bytes.fromhex(arg)
+
+
+def atr_info_response_limit(content):
+    """The most response data bytes EF.ATR/INFO's DO'7F66' allows (its second INTEGER less the
+    status word), or None when the content does not say it in that form."""
+    try:
+        for tag, value, _ in parse_tlvs(content):
+            if tag == 0x7F66:
+                lengths = parse_tlvs(value)
+                if len(lengths) == 2 and all(t == 0x02 for t, _, _ in lengths):
+                    return int.from_bytes(lengths[1][1], "big") - 2
+    except ValueError:
+        pass
+    return None
 
 
 def _no_value(name):

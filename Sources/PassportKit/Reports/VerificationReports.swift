@@ -89,6 +89,8 @@ public struct CardSecuritySummary: Codable, Sendable, Equatable {
     public let revocation: PassiveAuthenticationReport.Status
     /// Whether its chip-authentication keys are DG14's (null without DG14).
     @NullEncoded public var matchesDG14: Bool?
+    /// Whether it repeats every SecurityInfo of EF.CardAccess (null when EF.CardAccess was not read).
+    @NullEncoded public var holdsCardAccess: Bool?
     public let failures: [String]
 
     public init(_ report: CardSecurityReport) {
@@ -100,12 +102,14 @@ public struct CardSecuritySummary: Codable, Sendable, Equatable {
         chain = report.chain
         revocation = report.revocation
         matchesDG14 = report.matchesDG14
+        holdsCardAccess = report.holdsCardAccess
         failures = report.failures
     }
 
     enum CodingKeys: String, CodingKey {
         case passed, signature, csca, chain, revocation, failures
         case signatureAlgorithm = "signature_algorithm", documentSigner = "document_signer", matchesDG14 = "matches_dg14"
+        case holdsCardAccess = "holds_card_access"
     }
 }
 
