@@ -28,6 +28,10 @@ FORMATS = {  # name: (lines, characters per line, document width mm, height mm)
     "TD1": (3, 30, 85.6, 53.98),
     "TD2": (2, 36, 105.0, 74.0),
     "TD3": (2, 44, 125.0, 88.0),
+    # visas (ICAO 9303-7): MRV-A, the size of a passport page; MRV-B, smaller, leaving the page's
+    # clear area free; no composite check digit
+    "MRVA": (2, 44, 120.0, 80.0),
+    "MRVB": (2, 36, 106.0, 74.0),
 }
 
 # ISO 3166-1 alpha-3 codes as used in MRZs, plus ICAO's own codes ("D" for Germany,
@@ -70,6 +74,7 @@ CHRISTOPHER ELIZABETH MAXIMILIAN ALEKSANDRA KONSTANTINOS
 TD3_TYPES = ["P<"] * 12 + ["PD", "PO", "PS", "PT", "PM"]
 TD1_TYPES = ["I<"] * 6 + ["ID"] * 4 + ["AC", "IR", "IP", "CR", "A<"]
 TD2_TYPES = ["I<"] * 6 + ["ID"] * 2 + ["IP", "AC", "IR"]
+VISA_TYPES = ["V<"] * 5 + ["VC", "VD", "VS", "VT", "VI"]
 
 _CD_WEIGHTS = (7, 3, 1)
 
@@ -172,6 +177,13 @@ def random_mrz(rng, fmt=None):
         line2 += composite
         name, surname, given = _name_field(rng, 30)
         lines = [line1, line2, name]
+    elif fmt in ("MRVA", "MRVB"):
+        doc_type = rng.choice(VISA_TYPES)
+        n = FORMATS[fmt][1]
+        name, surname, given = _name_field(rng, n - 5)
+        line1 = doc_type + state + name
+        optional = pad(_random_alnum(rng, rng.randint(2, n - 28), 0.8), n - 28) if has_optional else "<" * (n - 28)
+        lines = [line1, docnum + doc_cd + nationality + dob + dob_cd + sex + exp + exp_cd + optional]
     else:
         raise ValueError(fmt)
     n_lines, n_chars = FORMATS[fmt][:2]
