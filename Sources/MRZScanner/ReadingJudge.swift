@@ -86,13 +86,15 @@ struct ReadingJudge {
         // specimen state UTO) are allowed on documents, but a misread code is the likelier
         // story: such a reading never stands alone.
         let weakKey = MRZScanner.hasWeakDates(corrected.mrz)
-        let unknownCodes = !Self.knownCodes(corrected.mrz)
+        let oddCodes = Self.unknownCodePositions(corrected.mrz)
         if weakKey && !corrected.keyLinesReadAsIs { return .undecided }
         let key = corrected.mrz.accessKey
         keys.insert(key)
-        let substituted = Self.substitutedKeyPositions(corrected)
+        // An unknown state code stands on another reading that has it as printed: one the
+        // corrector had to change (a digit made a letter, however forced) supports nothing there.
+        let substituted = Self.substitutedKeyPositions(corrected).union(Self.changedPositions(corrected).intersection(oddCodes))
         let blind = checkBlindMatters ? Self.checkBlindPositions(corrected.mrz) : []
-        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey && !unknownCodes
+        if corrected.keyLinesReadAsIs && keyConfidence >= minimumKeyConfidence && !weakKey && oddCodes.isEmpty
             && blind.isEmpty && keys.count == 1 {
             return .accept(result)
         }
@@ -153,11 +155,20 @@ struct ReadingJudge {
         return Set(field.range.filter { $0 < line.count && checkBlindTwins[line[$0]] != nil }.map { field.line * 64 + $0 })
     }
 
-    /// Whether issuing state and nationality are ICAO 9303-3 codes or its documented exceptions
-    /// (`CountryCodes.isKnownMRZCode`: D, the British categories, RKS, EUE, UNO/UNA/UNK, XOM, the
-    /// organisations, XXA/XXB/XXC/XXX, and the specimen state UTO).
-    static func knownCodes(_ mrz: MRZ) -> Bool {
-        CountryCodes.isKnownMRZCode(mrz.issuingState) && CountryCodes.isKnownMRZCode(mrz.nationality)
+    /// Every position the corrector changed (line × 64 + index, 0-based), forced or chosen.
+    static func changedPositions(_ corrected: MRZCorrector.Result) -> Set<Int> {
+        Set(corrected.changes.map { ($0.line - 1) * 64 + $0.position - 1 })
+    }
+
+    /// The positions of the issuing state and the nationality where the code is no ICAO 9303-3
+    /// code nor one of its documented exceptions (`CountryCodes.isKnownMRZCode`: D, the British
+    /// categories, RKS, EUE, UNO/UNA/UNK, XOM, the organisations, XXA/XXB/XXC/XXX, and the
+    /// specimen state UTO).
+    static func unknownCodePositions(_ mrz: MRZ) -> Set<Int> {
+        let layout = mrz.format.layout
+        return Set([(mrz.issuingState, layout.issuingState), (mrz.nationality, layout.nationality)]
+            .filter { !CountryCodes.isKnownMRZCode($0.0) }
+            .flatMap { _, field in field.range.map { field.line * 64 + $0 } })
     }
 
     /// The first date of birth or expiry whose day does not exist in its month (31 April, 30
