@@ -7,6 +7,7 @@ import json
 import os
 
 from . import cardsecurity, eac, keys, lds, mrz, portrait, sod, x509
+from .testsigners import SIGNING_TIME
 from .x509 import (KU_CRL_SIGN, KU_DIGITAL_SIGNATURE, KU_KEY_CERT_SIGN, RSA_SHA256, Scheme, utc)
 
 # ---------------------------------------------------------------------------
@@ -35,7 +36,6 @@ DG12_FIELDS = [
     (0x5F19, "UTOPIA<PASSPORT<OFFICE"),     # issuing authority
     (0x5F26, "20240930"),                   # date of issue
 ]
-SIGNING_TIME = utc(2024, 9, 30, 10, 0, 0)
 DG2_TARGET_BYTES = 22 * 1024
 
 # names of the test PKI

@@ -5,39 +5,12 @@ from __future__ import annotations
 import os
 import re
 
-from cryptography.hazmat.primitives.serialization import load_pem_private_key
-
-from fixturegen import lds, sod, x509
-from fixturegen.x509 import RSA_SHA256, Scheme, utc
+from fixturegen import lds, sod
+from fixturegen.testsigners import PKI, SCHEMES as SIGNERS, SIGNING_TIME, pki_path as pki, signer  # noqa: F401 (PKI: for the suites)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "Fixtures")
-PKI = os.path.join(FIXTURES, "pki")
-SIGNING_TIME = utc(2024, 9, 30, 10, 0, 0)       # the fixtures' own (fixturegen.generate)
-CSCA = os.path.join(PKI, "TEST-ONLY-csca-UTO.pem")
-
-# The schemes of the TEST-ONLY Document Signers in Fixtures/pki.
-SIGNERS = {
-    "dsc-UTO": RSA_SHA256,
-    "dsc-UTO-rsapss": Scheme("rsa-pss", "sha256", salt=32),
-    "dsc-UTO-p256": Scheme("ecdsa", "sha256"),
-    "dsc-UTO-bp384": Scheme("ecdsa", "sha384"),
-    "dsc-UTO-expired": RSA_SHA256,
-    "dsc-UTO-revoked": RSA_SHA256,
-}
-
-
-def pki(name):
-    return os.path.join(PKI, "TEST-ONLY-%s" % name)
-
-
-def signer(name):
-    """(certificate DER, private key) of a TEST-ONLY signer, e.g. "dsc-UTO"."""
-    with open(pki(name + ".pem"), "rb") as f:
-        cert = x509.from_pem(f.read())
-    with open(pki(name + ".key.pem"), "rb") as f:
-        key = load_pem_private_key(f.read(), password=None)
-    return cert, key
+CSCA = pki("csca-UTO.pem")
 
 
 class DataSet:

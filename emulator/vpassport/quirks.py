@@ -255,26 +255,18 @@ def card_security_holding(card_security, card_access):
     reader checks that EF.CardSecurity repeats EF.CardAccess): unchanged when it does already,
     otherwise with the missing ones added and signed again by the TEST-ONLY Document Signer of
     Fixtures/pki that signed it (only the fixtures' dsc-UTO is known here; ValueError for another)."""
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
-    from fixturegen import cardsecurity, x509
+    from fixturegen import cardsecurity, testsigners
     (_, held, _), = parse_tlvs(cardsecurity.parse(card_security)["security_infos"])
     (_, offered, _), = parse_tlvs(card_access)
     have = [raw for _, _, raw in parse_tlvs(held)]
     missing = [raw for _, _, raw in parse_tlvs(offered) if raw not in have]
     if not missing:
         return card_security
-    pki = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                       "Fixtures", "pki")
-    with open(os.path.join(pki, "TEST-ONLY-dsc-UTO.pem"), "rb") as f:
-        dsc = x509.from_pem(f.read())
+    dsc, _ = testsigners.signer("dsc-UTO")
     if dsc not in card_security:
         raise ValueError("EF.CardSecurity lacks SecurityInfos of EF.CardAccess and is signed by another "
                          "Document Signer than Fixtures/pki's TEST-ONLY dsc-UTO, so it cannot be re-signed")
-    with open(os.path.join(pki, "TEST-ONLY-dsc-UTO.key.pem"), "rb") as f:
-        key = load_pem_private_key(f.read(), password=None)
-    return cardsecurity.ef_card_security(security_infos=tlv(0x31, b"".join(have + missing)), h="sha256", dsc=dsc,
-                                         dsc_key=key, scheme=x509.RSA_SHA256,
-                                         signing_time=x509.utc(2024, 9, 30, 10))    # the fixtures' own
+    return testsigners.sign_card_security(tlv(0x31, b"".join(have + missing)), "dsc-UTO")
 
 
 def ta_challenge_length(arg, spec):
@@ -430,7 +422,6 @@ def pace_answer_fault(fault, step, body, pace_chip):
 
 def _broken_public_key(genuine, how, pace_chip, step):
     """The chip's public key of step 2 or 3, broken as `how` says (PACE_KEY_FAULTS)."""
-    import os
     if genuine[:1] == b"\x04" and len(genuine) % 2 == 1:      # EC: 04 || x || y
         size = (len(genuine) - 1) // 2
         x, y = genuine[1:1 + size], genuine[1 + size:]

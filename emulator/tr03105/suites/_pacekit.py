@@ -4,10 +4,9 @@ import os
 
 import der
 from der import integer, oid, parse_tlvs, sequence, set_of, tlv
-from fixturegen import cardsecurity
-from fixturegen.x509 import RSA_SHA256
+from fixturegen import cardsecurity, testsigners
 
-from ..dataset import FIXTURES, SIGNING_TIME, DataSet, signer
+from ..dataset import FIXTURES, DataSet
 from ..plan import Config
 
 BSI = "0.4.0.127.0.7"
@@ -78,10 +77,7 @@ def card_security_ca_infos(ds):
 
 def sign_card_security(ds, infos_set):
     """EF.CardSecurity holding `infos_set`, signed by the TEST-ONLY dsc-UTO like the fixture's."""
-    cert, key = signer("dsc-UTO")
-    ds.files["CardSecurity"] = cardsecurity.ef_card_security(
-        security_infos=infos_set, h="sha256", dsc=cert, dsc_key=key, scheme=RSA_SHA256,
-        signing_time=SIGNING_TIME)
+    ds.files["CardSecurity"] = testsigners.sign_card_security(infos_set, "dsc-UTO")
     return ds
 
 
