@@ -1203,6 +1203,20 @@ def pace_answer_quirk():
     for spec, mapping, dh, want in expected:
         got = outcome(spec, mapping, dh)
         check(want in got, "pace-answer:%s (%s%s): %s" % (spec, mapping, " DH" if dh else "", got))
+    # OpenPACE sends a DH key without leading zeros: a genuine key a byte shorter than p must
+    # still give p whole (it raised OverflowError, answered 6F00, about once in 180 runs).
+    from types import SimpleNamespace
+    from vpassport.quirks import _broken_public_key
+    dh_p = (1 << 1023) + 12345                      # a 128-byte modulus; only its size matters
+    fake = SimpleNamespace(run=SimpleNamespace(static_params=lambda: SimpleNamespace(p=dh_p, q=None, g=2)))
+    short = (1 << 1000).to_bytes(127, "big")
+    try:
+        broken = _broken_public_key(short, "p", fake, 2)
+    except OverflowError as e:
+        broken = e
+    check(broken == dh_p.to_bytes(128, "big"),
+          "pace-answer:2/key=p on a DH key one byte short of p: p, 128 bytes (%s)" % (
+              "OverflowError" if isinstance(broken, Exception) else "%d bytes" % len(broken)))
 
 
 def main():
