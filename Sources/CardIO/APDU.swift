@@ -14,6 +14,11 @@ public struct CommandAPDU: Sendable, Equatable {
         self.cla = cla; self.ins = ins; self.p1 = p1; self.p2 = p2; self.data = data; self.ne = ne
     }
 
+    /// SELECT of an elementary file by its file identifier, without an answer (P1 02, P2 0C).
+    public static func selectFile(_ identifier: UInt16) -> CommandAPDU {
+        CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [UInt8(identifier >> 8), UInt8(identifier & 0xFF)])
+    }
+
     /// True when the command cannot be encoded in short form (data over 255 bytes or Ne over 256).
     public var needsExtendedLength: Bool { data.count > 255 || (ne ?? 0) > 256 }
 

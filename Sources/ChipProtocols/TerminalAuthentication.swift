@@ -116,7 +116,7 @@ public struct TerminalAuthentication {
         func read(_ response: ResponseAPDU) -> Bool { response.status.isSuccess || response.status.value == 0x6282 }
         let byShortIdentifier = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | 0x1C, p2: 0, ne: 256))
         if read(byShortIdentifier) { return byShortIdentifier.data }
-        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1C]))
+        let select = try channel.transmit(CommandAPDU.selectFile(0x011C))
         guard select.status.isSuccess else {
             throw TerminalAuthenticationError.refused(step: "SELECT of EF.CVCA", status: select.status,
                                                       explanation: "the chip does not show which CVCA it trusts (READ BINARY by short identifier: \(byShortIdentifier.status))")

@@ -180,18 +180,15 @@ struct AccessControl {
     /// BAC-only chips).
     func readCardAccess() throws -> [UInt8]? {
         func refused(_ r: ResponseAPDU) -> Bool { !r.status.isSuccess && r.status != .endOfFileWarning && r.status != .fileNotFound }
-        var response = try readCardAccessBinary()
+        var response = try readByShortIdentifier(.cardAccess)
         if refused(response) {
             // Maybe an application is still selected from an earlier session: select the master file.
             let mf = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x00, p2: 0x0C, data: [0x3F, 0x00]))
             guard mf.status.isSuccess else { return nil }
-            response = try readCardAccessBinary()
+            response = try readByShortIdentifier(.cardAccess)
             if refused(response) {
-                // Chips that take no short EF identifiers (6985/6986): select EF.CardAccess by its
-                // file identifier; only SELECT's answer says it is absent.
-                let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x01, 0x1C]))
-                guard select.status.isSuccess else { return nil }
-                response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
+                guard let selected = try selectAndRead(.cardAccess) else { return nil }
+                response = selected
             }
         }
         guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty,
@@ -218,12 +215,10 @@ struct AccessControl {
     /// control). The file holds a few data objects: one short READ BINARY reads it. Its extended
     /// length information, when well formed, bounds every later read.
     func readATRInfo() throws -> [UInt8]? {
-        var response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.atrInfo.shortFID, p2: 0, ne: 256))
+        var response = try readByShortIdentifier(.atrInfo)
         if response.status == .conditionsNotSatisfied || response.status == StatusWord(0x6986) {
-            // No short EF identifiers (as for EF.CardAccess): select it by its file identifier.
-            let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: [0x2F, 0x01]))
-            guard select.status.isSuccess else { return nil }
-            response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
+            guard let selected = try selectAndRead(.atrInfo) else { return nil }
+            response = selected
         }
         guard response.status.isSuccess || response.status == .endOfFileWarning, !response.data.isEmpty else { return nil }
         if let info = try? ATRInfo(bytes: response.data) {
@@ -232,8 +227,17 @@ struct AccessControl {
         return response.data
     }
 
-    private func readCardAccessBinary() throws -> ResponseAPDU {
-        try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.cardAccess.shortFID, p2: 0, ne: 256))
+    /// The first READ BINARY of a master-file EF, by its short EF identifier.
+    private func readByShortIdentifier(_ file: LDSFile) throws -> ResponseAPDU {
+        try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | file.shortFID, p2: 0, ne: 256))
+    }
+
+    /// The same on a chip that takes no short EF identifiers (6985/6986): SELECT by the file
+    /// identifier, then READ BINARY. Only SELECT's answer says the file is absent: nil then.
+    private func selectAndRead(_ file: LDSFile) throws -> ResponseAPDU? {
+        let select = try channel.transmit(CommandAPDU.selectFile(file.fid))
+        guard select.status.isSuccess else { return nil }
+        return try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
     }
 
     /// The first PACE profile of EF.CardAccess this reader can run.

@@ -63,8 +63,7 @@ final class ChipFileReader {
     func read(_ file: LDSFile, resumingAfter earlier: [UInt8] = [], progress: (Int, Int) -> Void) throws -> Outcome {
         partial = earlier
         if !earlier.isEmpty {
-            let fid = [UInt8(file.fid >> 8), UInt8(file.fid & 0xFF)]
-            let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: fid))
+            let select = try channel.transmit(CommandAPDU.selectFile(file.fid))
             guard select.status.isSuccess else { throw ReadError.chipError(file: file, status: select.status) }
             return .read(try continueReading(file, start: earlier, progress: progress))
         }
@@ -92,8 +91,7 @@ final class ChipFileReader {
     }
 
     private func readAfterSelect(_ file: LDSFile, progress: (Int, Int) -> Void) throws -> Outcome {
-        let fid = [UInt8(file.fid >> 8), UInt8(file.fid & 0xFF)]
-        let select = try channel.transmit(CommandAPDU(ins: 0xA4, p1: 0x02, p2: 0x0C, data: fid))
+        let select = try channel.transmit(CommandAPDU.selectFile(file.fid))
         switch select.status.value {
         case 0x9000: break
         case 0x6982, 0x6A82, 0x6985, 0x6986: return .unavailable(select.status)
