@@ -24,6 +24,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The desk's HTTP/1.1 server (loopback only): NIO's core, its POSIX sockets and its HTTP parser.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System-library shims: headers come from Debian's -dev packages, found with pkg-config.
@@ -42,6 +44,8 @@ let package = Package(
         .target(name: "CLibraryLoader"),
         .target(name: "CTesseract", dependencies: ["CLibraryLoader"]),
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
+        // zlib's raw inflate for the desk's zip uploads, opened when a zip is read (not linked).
+        .target(name: "CZlib", dependencies: ["CLibraryLoader"]),
         // PKCS#11 headers only (p11-kit's); a token's module is opened with dlopen at run time.
         .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", pkgConfig: "p11-kit-1",
                        providers: [.apt(["libp11-kit-dev"])]),
@@ -88,6 +92,16 @@ let package = Package(
         .target(name: "Diagnostics", dependencies: ["CardIO", "PassiveAuth", "PassportKit", "Credentials", "TokenKeys", "MRZScanner", "VideoFrames", "COpenSSL"]),
         // VERSION (and the git commit) → PassportKitVersion, before every build.
         .plugin(name: "VersionStamp", capability: .buildTool()),
+        // `passport desk`: the inspection desk in a browser, a loopback HTTP server over PassportKit
+        // whose page (Sources/Desk/Assets) is embedded in the binary by the DeskAssets plugin.
+        .target(name: "Desk", dependencies: [
+            "PassportKit", "Diagnostics", "CardIO", "LDS", "MRZ", "PassiveAuth", "PassportCrypto", "LocalFiles",
+            "ImageCodecs", "MRZScanner", "CZlib",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], exclude: ["Assets"], plugins: ["DeskAssets"]),
+        .plugin(name: "DeskAssets", capability: .buildTool()),
 
         // Command lines: options and rendering shared by both tools, then the tools.
         .target(name: "PassportCLI", dependencies: [
@@ -96,7 +110,7 @@ let package = Package(
         ]),
         .executableTarget(name: "passport", dependencies: [
             "PassportCLI", "PassportKit", "LocalFiles", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
-            "Diagnostics",
+            "Diagnostics", "Desk",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [
@@ -119,6 +133,7 @@ let package = Package(
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "Credentials", "PassportCrypto", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
         .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
+        .testTarget(name: "DeskTests", dependencies: ["Desk", "PassportKit", "LDS", "TestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "CardIO", "PassportKit", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "ChipProtocols", "PassiveAuth", "PassportCrypto", "TestSupport"]),
     ]

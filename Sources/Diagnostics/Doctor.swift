@@ -9,6 +9,19 @@ public enum Doctor {
         USBReaderChecks.checks(environment, pcscReaders: pcscReaders)
     }
 
+    /// What is wrong with pcscd and the readers, each with its fix, as `passport doctor` says it
+    /// (the desk shows it while no reader can be used); empty when a PC/SC reader is there.
+    public static func readerProblems(_ environment: DoctorEnvironment) -> [DoctorCheck] {
+        let (pcsc, readers) = SmartCardChecks.pcscd(environment)
+        var checks = pcsc
+        if (readers ?? []).isEmpty {
+            checks.append(DoctorCheck("readers", "readers", .fail, "no PC/SC reader",
+                                      fix: "plug in the reader; if it is plugged in, the USB checks say why it is not seen"))
+        }
+        checks += USBReaderChecks.checks(environment, pcscReaders: readers ?? [])
+        return checks.filter { $0.status != .ok }
+    }
+
     public static func run(_ environment: DoctorEnvironment, keyStore: KeyStore, weakKeyFix: String) -> DoctorReport {
         var checks: [DoctorCheck] = []
         let (pcsc, readers) = SmartCardChecks.pcscd(environment)

@@ -22,12 +22,41 @@ public struct DumpFolder: Sendable {
             return
         }
         let names = try DumpFileReader.names(in: url)
+        try self.init(url: url, names: names) { name, limit in
+            try DumpFileReader.read(url.appendingPathComponent(name), limit: limit, inside: url)
+        }
+    }
+
+    /// A dump given as named files in memory (an upload, a zip's entries): the same names are
+    /// recognised as in a folder, each file within its `FileSizeLimits` bound; others are ignored.
+    public init(url: URL, namedFiles: [String: [UInt8]]) throws {
+        try self.init(url: url, names: Array(namedFiles.keys)) { name, limit in
+            guard let bytes = namedFiles[name] else { throw DumpError.empty(url.path) }
+            guard bytes.count <= limit else { throw DumpFileError.tooLarge(path: name, size: bytes.count, limit: limit) }
+            return bytes
+        }
+    }
+
+    /// The bound on a file of this name when a dump folder holds such a file (matched without
+    /// regard to case, in any of the three naming styles; manifest.json and evidence.json too).
+    public static func sizeLimit(forName name: String) -> Int? {
+        let lowercased = name.lowercased()
+        if lowercased == manifestName || lowercased == ChipEvidence.fileName.lowercased() { return FileSizeLimits.recordFile }
+        for file in LDSFile.all where ([file.fileName] + file.alternativeFileNames).contains(where: { $0.lowercased() == lowercased }) {
+            return FileSizeLimits.limit(for: file)
+        }
+        return nil
+    }
+
+    /// The recognised files among `names` (matched without regard to case), read by `read` with
+    /// each one's bound; manifest.json and evidence.json beside them.
+    private init(url: URL, names: [String], read: (String, Int) throws -> [UInt8]) throws {
         let byLowercase = Dictionary(names.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
         var files: [LDSFile: [UInt8]] = [:]
         for file in LDSFile.all {
             for candidate in [file.fileName] + file.alternativeFileNames {
                 if let actual = byLowercase[candidate.lowercased()] {
-                    files[file] = try DumpFileReader.read(url.appendingPathComponent(actual), limit: FileSizeLimits.limit(for: file), inside: url)
+                    files[file] = try read(actual, FileSizeLimits.limit(for: file))
                     break
                 }
             }
@@ -36,7 +65,7 @@ public struct DumpFolder: Sendable {
         self.url = url
         self.files = files
         if let name = byLowercase[DumpFolder.manifestName] {
-            let data = Data(try DumpFileReader.read(url.appendingPathComponent(name), limit: FileSizeLimits.recordFile, inside: url))
+            let data = Data(try read(name, FileSizeLimits.recordFile))
             do {
                 manifest = try JSONDecoder().decode(DumpManifest.self, from: data)
             } catch {
@@ -45,9 +74,7 @@ public struct DumpFolder: Sendable {
         } else {
             manifest = nil
         }
-        evidence = try byLowercase[ChipEvidence.fileName].map {
-            try DumpFileReader.read(url.appendingPathComponent($0), limit: FileSizeLimits.recordFile, inside: url)
-        }
+        evidence = try byLowercase[ChipEvidence.fileName].map { try read($0, FileSizeLimits.recordFile) }
     }
 
     /// A single EF.SOD file (tag 77) as a dump that holds only the SOD.

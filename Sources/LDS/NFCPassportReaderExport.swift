@@ -68,13 +68,20 @@ public enum DumpSource {
     public static func read(_ url: URL) throws -> DumpFolder {
         // Anything but a folder is read as one file (refused first unless it is a regular one).
         if DumpFileReader.isFolder(url) == false {
-            let bytes = try DumpFileReader.read(url, limit: FileSizeLimits.export)
-            if NFCPassportReaderExport.isCandidate(Array(bytes.prefix(64))) { return try NFCPassportReaderExport.dump(bytes, url: url) }
-            let sodLimit = FileSizeLimits.limit(for: .sod)
-            guard bytes.count <= sodLimit else { throw DumpFileError.tooLarge(path: url.path, size: bytes.count, limit: sodLimit) }
-            return try DumpFolder(sodFile: url, bytes: bytes)
+            return try read(singleFile: DumpFileReader.read(url, limit: FileSizeLimits.export), url: url)
         }
         return try DumpFolder(reading: url)
+    }
+
+    /// A dump that is one file: an NFCPassportReader export or an EF.SOD (named `url` in messages).
+    public static func read(singleFile bytes: [UInt8], url: URL) throws -> DumpFolder {
+        guard bytes.count <= FileSizeLimits.export else {
+            throw DumpFileError.tooLarge(path: url.path, size: bytes.count, limit: FileSizeLimits.export)
+        }
+        if NFCPassportReaderExport.isCandidate(Array(bytes.prefix(64))) { return try NFCPassportReaderExport.dump(bytes, url: url) }
+        let sodLimit = FileSizeLimits.limit(for: .sod)
+        guard bytes.count <= sodLimit else { throw DumpFileError.tooLarge(path: url.path, size: bytes.count, limit: sodLimit) }
+        return try DumpFolder(sodFile: url, bytes: bytes)
     }
 }
 

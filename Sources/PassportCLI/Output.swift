@@ -106,18 +106,11 @@ extension PrivateFiles.WriteError: ReportableError {
 
 /// How an error maps to an exit code, and a stable code name for --json.
 public func classify(_ error: Error) -> (exit: ExitCode, code: String) {
-    guard let error = error as? ReportableError else {
-        // Foundation's or the OS's own error that no step wrapped: the machine, not the document.
-        if SystemErrorText.describe(error) != nil { return (Exit.environment, "system_error") }
-        return (Exit.invalidDocument, "error")
-    }
-    return (ExitCode(error.exitStatus), error.code)
+    (ExitCode(ErrorReport.exitStatus(of: error)), ErrorReport.code(of: error))
 }
 
 /// What to print for `error`: our errors as written, Foundation's and the OS's in plain words.
-public func userMessage(_ error: Error) -> String {
-    SystemErrorText.describe(error) ?? String(describing: error)
-}
+public func userMessage(_ error: Error) -> String { ErrorReport.message(of: error) }
 
 /// Reports `error` (stderr, plus a JSON object on stdout with --json) and returns the exit code.
 public func fail(_ error: Error, json: Bool) -> ExitCode {

@@ -153,7 +153,7 @@ public final class DeskWatch: Sendable {
         throw lastError ?? CardIOError.stopped
     }
 
-    static func isRefusedKey(_ error: ScanError) -> Bool {
+    public static func isRefusedKey(_ error: ScanError) -> Bool {
         switch error {
         case .accessDenied, .passwordRefused: return true
         default: return false

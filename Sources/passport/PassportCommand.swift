@@ -11,7 +11,7 @@ struct PassportCommand: ParsableCommand {
         version: PassportKitVersion.description,
         subcommands: [ReadersCommand.self, ScanCommand.self, VerifyCommand.self, IssueCommand.self, PresentCommand.self,
                       VerifyPresentationCommand.self, KeysCommand.self, ShowCommand.self, PhotoCommand.self, OCRCommand.self,
-                      TrustCommand.self, ConvertCommand.self, ProveCommand.self, DoctorCommand.self])
+                      TrustCommand.self, ConvertCommand.self, ProveCommand.self, DoctorCommand.self, DeskCommand.self])
 
     /// Like ArgumentParser's own entry point, but usage errors exit with 2 (ARCHITECTURE.md)
     /// instead of its default 64.

@@ -236,32 +236,8 @@ final class ProgressPrinter {
         guard enabled else { return }
         if case .reading(let file, let read, let total) = event {
             if isTerminal { update("Reading \(file.name): \(read)/\(total) bytes") }
-        } else if let text = Self.describe(event) {
+        } else if let text = event.progressText {
             line(text)
-        }
-    }
-
-    /// The line an event prints (nil for those that print none: authenticated, file progress).
-    static func describe(_ event: ScanEvent) -> String? {
-        switch event {
-        case .waitingForCard(let reader): return "Waiting for a passport on \(reader)…"
-        case .connected(let reader, let extended): return "Connected to \(reader)\(extended ? " (extended length)" : "")"
-        case .authenticating(let proto): return "Authenticating with \(proto)…"
-        case .authenticated, .reading: return nil
-        case .fileRead(let file, let bytes): return "Read \(file.name): \(bytes) bytes"
-        case .fileUnavailable(let file, let reason): return "Skipped \(file.name): \(reason)"
-        case .recovering(let file, let reason): return "Session lost while reading \(file.name) (\(reason)); re-establishing it and resuming"
-        case .paceFailed(let reason): return "PACE failed (\(reason)); trying BAC"
-        case .extendedLengthRefused(let file):
-            return "The card refused an extended-length command (plain 6700) while reading \(file.name); opening a new session and reading with short APDUs"
-        case .interrupted(let file, let read, let wait):
-            return "Read interrupted at \(file.name) (\(read) bytes read), hold the passport steady on the reader (waiting up to \(formatted(wait)) s)"
-        case .resumed(let file, let offset, let seconds):
-            return "The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)"
-        case .retryingChipAuthentication(let reason):
-            return "Chip authentication failed (\(reason)); opening a new session and trying it once more"
-        case .terminalAuthenticationFailed(let reason):
-            return "Terminal authentication failed: \(reason). DG3 and DG4 stay unread; the rest is saved"
         }
     }
 
@@ -280,7 +256,7 @@ final class ProgressPrinter {
     }
 }
 
-func formatted(_ seconds: Double) -> String { seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds) }
+func formatted(_ seconds: Double) -> String { ScanEvent.formatted(seconds) }
 
 extension ScanCommand {
     /// "passed (UTISTEST00001, from the chip's CVCA UTCVCA00001)", or where and why it stopped.

@@ -165,7 +165,7 @@ final class WatchOutput: @unchecked Sendable {
         switch event {
         case .waitingForCard: say(reader, "Waiting for a document on \(reader)…")
         case .interrupted, .resumed, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication, .terminalAuthenticationFailed:
-            if let text = ProgressPrinter.describe(event) { say(reader, text) }
+            if let text = event.progressText { say(reader, text) }
         default: return
         }
     }

@@ -93,8 +93,14 @@ public struct ScanReport: Codable, Sendable, Equatable {
     /// authentication (it may be a copy); the scan's exit code says the same.
     public init(contents: ChipContents, dump: URL, details: DocumentDetails, verification: PassiveAuthenticationReport?,
                 requirePACE: Bool = false) {
+        self.init(contents: contents, dumpName: dump.path, details: details, verification: verification, requirePACE: requirePACE)
+    }
+
+    /// `dumpName`: where the dump is, or why there is none (the desk keeps reads in memory).
+    public init(contents: ChipContents, dumpName: String, details: DocumentDetails, verification: PassiveAuthenticationReport?,
+                requirePACE: Bool = false) {
         ok = (verification?.passed ?? true) && !ChipAuthenticity.failed(contents) && !(requirePACE && contents.paceFallback != nil)
-        self.dump = dump.path
+        dump = dumpName
         reader = contents.readerName
         accessProtocol = contents.accessProtocol
         extendedLength = contents.extendedLength

@@ -1,3 +1,4 @@
+import LocalFiles
 import Foundation
 
 /// An optional that `--json` output spells as `null` when absent: the documented shapes keep
@@ -99,4 +100,23 @@ public struct ErrorReport: Codable, Sendable, Equatable {
     public let error: Detail
 
     public init(code: String, message: String) { error = Detail(code: code, message: message) }
+
+    /// Any error as the command lines report it.
+    public init(_ error: Error) { self.init(code: Self.code(of: error), message: Self.message(of: error)) }
+
+    /// The stable code of `--json` errors: our errors' own; Foundation's or the OS's that no step
+    /// wrapped are the machine's ("system_error").
+    public static func code(of error: Error) -> String {
+        if let error = error as? ReportableError { return error.code }
+        return SystemErrorText.describe(error) != nil ? "system_error" : "error"
+    }
+
+    /// 1: the document, chip, image or token; 2: usage or the environment (the machine).
+    public static func exitStatus(of error: Error) -> Int32 {
+        if let error = error as? ReportableError { return error.exitStatus }
+        return SystemErrorText.describe(error) != nil ? ExitStatus.environment : ExitStatus.invalid
+    }
+
+    /// Our errors as written, Foundation's and the OS's in plain words.
+    public static func message(of error: Error) -> String { SystemErrorText.describe(error) ?? String(describing: error) }
 }

@@ -1,0 +1,212 @@
+import Foundation
+import LDS
+import LocalFiles
+import MRZ
+import PassiveAuth
+import PassportKit
+
+/// The desk's routes: each request, already past `DeskGuard`, becomes a change of `DeskState`
+/// or an answer drawn from it. Nothing is written to disk but by "Save dump".
+public final class DeskApp: Sendable {
+    public let state: DeskState
+    let ocr: DeskOCR
+    let trust: TrustStore
+    /// Where "Save dump" writes (a folder per dump, 0700, files 0600).
+    let saveFolder: URL
+
+    public init(state: DeskState, ocr: DeskOCR, trust: TrustStore?, saveFolder: URL) {
+        self.state = state
+        self.ocr = ocr
+        self.trust = trust ?? TrustStore()
+        self.saveFolder = saveFolder
+    }
+
+    public func handle(_ request: DeskRequest) -> DeskResponse {
+        let route = (request.method == "HEAD" ? "GET" : request.method, request.path)
+        switch route {
+        case ("GET", "/"): return asset("index.html")
+        case ("GET", let path) where path.hasPrefix("/assets/"): return asset(String(path.dropFirst("/assets/".count)))
+        case ("GET", "/api/events"): return .events
+        case ("GET", "/api/state"): return .json(state.snapshot())
+        case ("POST", "/api/key"): return setKey(request.body)
+        case ("POST", "/api/key/forget"): state.forgetKey(); return .noContent
+        case ("POST", "/api/reader"): return selectReader(request.body)
+        case ("POST", "/api/keep-reading"): return keepReading(request.body)
+        case ("POST", "/api/clear"): state.clear(); ocr.resetCamera(); return .noContent
+        case ("POST", "/api/ocr/photo"): return readMRZ { try ocr.photo(request.body) }
+        case ("POST", "/api/ocr/frame"): return readMRZ { try ocr.frame(request.body) }
+        case ("POST", "/api/ocr/reset"): ocr.resetCamera(); return .noContent
+        case ("POST", "/api/dump"): return verifyDump(request)
+        case (let method, let path) where path.hasPrefix("/api/results/"): return result(method, path)
+        case (_, let path) where path.hasPrefix("/api/") || path == "/": return .error(405, "method", "\(request.method) is not answered at \(path).")
+        default: return .error(404, "not_found", "Nothing at \(request.path).")
+        }
+    }
+
+    static let types = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8",
+                        "svg": "image/svg+xml"]
+
+    func asset(_ name: String) -> DeskResponse {
+        guard let text = DeskAssetFiles.files[name], let type = Self.types[String(name.split(separator: ".").last ?? "")] else {
+            return .error(404, "not_found", "No such part of the page: \(name).")
+        }
+        return .bytes(Array(text.utf8), type: type)
+    }
+
+    // MARK: the key
+
+    struct KeyBody: Decodable {
+        var mrz: String?
+        var documentNumber: String?
+        var documentNumberCheck: String?
+        var birth: String?
+        var birthCheck: String?
+        var expiry: String?
+        var expiryCheck: String?
+        var can: String?
+        var source: String?
+        enum CodingKeys: String, CodingKey {
+            case mrz, birth, expiry, can, source
+            case documentNumber = "document_number", documentNumberCheck = "document_number_check"
+            case birthCheck = "birth_check", expiryCheck = "expiry_check"
+        }
+    }
+
+    func setKey(_ body: [UInt8]) -> DeskResponse {
+        guard let given = try? JSONDecoder().decode(KeyBody.self, from: Data(body)) else {
+            return .error(400, "bad_request", "Expected {\"document_number\", \"birth\", \"expiry\"}, {\"mrz\"} or {\"can\"}.")
+        }
+        do {
+            let key = try Self.key(from: given)
+            state.setKey(key)
+            return .json(state.snapshot())
+        } catch {
+            return .error(422, ErrorReport.code(of: error), ErrorReport.message(of: error))
+        }
+    }
+
+    static func key(from given: KeyBody) throws -> DeskKey {
+        let source = ["typed", "camera", "photo"].contains(given.source ?? "") ? given.source! : "typed"
+        if let can = given.can {
+            guard can.count == 6, can.allSatisfy(\.isASCII), can.allSatisfy(\.isNumber) else {
+                throw MRZError.invalidField("The CAN is the 6-digit card access number printed on the document.")
+            }
+            return DeskKey(credentials: AccessCredentials(can: can), printedMRZ: nil, source: source)
+        }
+        if let text = given.mrz {
+            let mrz = try MRZ(text: text)
+            if let bad = mrz.checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {
+                throw MRZError.invalidField("The MRZ check digit of the \(bad.field.rawValue.replacingOccurrences(of: "_", with: " ")) does not match; check the MRZ for typos.")
+            }
+            let key = mrz.accessKey
+            try key.validate()
+            return DeskKey(credentials: AccessCredentials(mrz: key), printedMRZ: mrz, source: source)
+        }
+        guard let number = given.documentNumber, let birth = given.birth, let expiry = given.expiry else {
+            throw MRZError.invalidField("Give the document number, the birth date and the expiry date (YYMMDD), or the CAN.")
+        }
+        let key = MRZAccessKey(documentNumber: number, birthDate: birth, expiryDate: expiry)
+        try key.validate()
+        let fields = [("document number", key.documentNumber.count < 9 ? key.documentNumber.padding(toLength: 9, withPad: "<", startingAt: 0) : key.documentNumber,
+                       given.documentNumberCheck), ("birth date", birth, given.birthCheck), ("expiry date", expiry, given.expiryCheck)]
+        for (label, field, check) in fields {
+            guard let check, !check.isEmpty else { continue }
+            if CheckDigit.compute(field).map(String.init) != check.uppercased() {
+                throw MRZError.invalidField("The check digit of the \(label) does not match (\(check) given); check both for typos.")
+            }
+        }
+        return DeskKey(credentials: AccessCredentials(mrz: key), printedMRZ: nil, source: source)
+    }
+
+    // MARK: readers and modes
+
+    func selectReader(_ body: [UInt8]) -> DeskResponse {
+        struct Body: Decodable { let reader: String? }
+        guard let given = try? JSONDecoder().decode(Body.self, from: Data(body)) else {
+            return .error(400, "bad_request", "Expected {\"reader\": NAME or null}.")
+        }
+        state.select(reader: given.reader)
+        return .json(state.snapshot())
+    }
+
+    func keepReading(_ body: [UInt8]) -> DeskResponse {
+        struct Body: Decodable { let on: Bool }
+        guard let given = try? JSONDecoder().decode(Body.self, from: Data(body)) else {
+            return .error(400, "bad_request", "Expected {\"on\": true or false}.")
+        }
+        state.setKeepReading(given.on)
+        return .json(state.snapshot())
+    }
+
+    // MARK: OCR
+
+    func readMRZ(_ read: () throws -> DeskMRZReading) -> DeskResponse {
+        do { return .json(try read()) } catch {
+            let environment = ErrorReport.exitStatus(of: error) == ExitStatus.environment
+            return .error(environment ? 503 : 422, ErrorReport.code(of: error), ErrorReport.message(of: error))
+        }
+    }
+
+    // MARK: recorded dumps
+
+    func verifyDump(_ request: DeskRequest) -> DeskResponse {
+        let label = String((request.query["name"] ?? "dropped dump").prefix(200))
+        do {
+            let type = request.header("content-type")?.lowercased() ?? ""
+            let files: [String: [UInt8]]
+            if type.hasPrefix("application/zip") || type.hasPrefix("application/x-zip") {
+                files = try DumpUpload.files(zip: request.body)
+            } else if type.hasPrefix("application/json") {
+                files = try DumpUpload.files(json: request.body)
+            } else {
+                return .error(415, "bad_request", "Send a zip (application/zip) or the files as JSON (application/json).")
+            }
+            let dump = try DumpUpload.dump(named: files, label: label)
+            let trust = self.trust
+            let record = try state.add { id in try DeskRecords.dump(dump, label: label, id: id, trust: trust) }
+            return .json(record.result)
+        } catch {
+            return .error(422, ErrorReport.code(of: error) == "error" ? "upload_refused" : ErrorReport.code(of: error), ErrorReport.message(of: error))
+        }
+    }
+
+    // MARK: results
+
+    func result(_ method: String, _ path: String) -> DeskResponse {
+        let parts = path.split(separator: "/").map(String.init)  // api, results, ID[, name]
+        guard parts.count >= 3, let id = Int(parts[2]), let record = state.record(id: id) else {
+            return .error(404, "not_found", "No such result: it was cleared, or the desk was restarted.")
+        }
+        switch (method, parts.count == 4 ? parts[3] : nil) {
+        case ("GET", nil): return .json(record.result)
+        case ("GET", "report.json"):
+            var response = DeskResponse.json(record.result)
+            response.headers.append(("Content-Disposition", "attachment; filename=\"passport-report-\(id).json\""))
+            return response
+        case ("GET", "evidence.json"):
+            guard let evidence = record.evidence else { return .error(404, "not_found", "This result has no evidence.json.") }
+            return .bytes(evidence, type: "application/json", download: "evidence-\(id).json")
+        case ("GET", let name?) where record.images[name] != nil: return .bytes(record.images[name]!, type: "image/png")
+        case ("POST", "save"): return save(record)
+        default: return .error(404, "not_found", "No such part of result \(id).")
+        }
+    }
+
+    /// Writes the dump `passport scan --out` would have written, into the save folder.
+    func save(_ record: DeskRecord) -> DeskResponse {
+        guard let contents = record.contents else {
+            return .error(409, "not_savable", "Only documents read at the desk are saved; a dropped dump is on disk already.")
+        }
+        let stamp = record.result.at.filter { $0.isNumber || $0 == "T" }.replacingOccurrences(of: "T", with: "-")
+        let destination = saveFolder.appendingPathComponent("passport-\(stamp)-\(record.result.id)")
+        do {
+            try PrivateFiles.createFolder(saveFolder)
+            if FileManager.default.fileExists(atPath: destination.path) { throw DumpError.destinationExists(destination.path) }
+            try DumpWriter.write(contents, to: destination)
+            struct Saved: Encodable { var ok = true; let path: String }
+            return .json(Saved(path: destination.path))
+        } catch {
+            return .error(500, ErrorReport.code(of: error), ErrorReport.message(of: error))
+        }
+    }
+}
