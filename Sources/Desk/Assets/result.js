@@ -22,9 +22,10 @@ export function renderResult(result) {
   $('result-empty').hidden = true;
   $('result-body').hidden = false;
   const overall = $('result-verdict');
+  const origin = result.source === 'chip' ? `read on ${result.label}` : `recorded dump ${result.label}`;
   overall.textContent = result.ok
-    ? `Valid: every check that ran passed (${result.source === 'chip' ? `read on ${result.label}` : `recorded dump ${result.label}`}).`
-    : `NOT VALID: ${firstFailure(result)}`;
+    ? `Valid: every check that ran passed (${origin}).`
+    : `NOT VALID (${origin}): ${firstFailure(result)}`;
   overall.className = `overall ${result.ok ? 'passed' : 'failed'}`;
   renderFace(result);
   renderFields(result.document);
