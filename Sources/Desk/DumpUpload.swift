@@ -87,6 +87,7 @@ public enum DumpUpload {
             // Its length is bounded before it is decoded (base64: 4 characters for 3 bytes).
             guard file.data.utf8.count <= (limit + 2) / 3 * 4 else { throw UploadError.tooLarge(name: name, limit: limit) }
             guard let bytes = Data(base64Encoded: file.data) else { throw UploadError.badRequest("\(name) is not base64") }
+            guard bytes.count <= limit else { throw UploadError.tooLarge(name: name, limit: limit) }
             if files.keys.contains(where: { $0.lowercased() == name.lowercased() }) { throw UploadError.duplicate(name) }
             total += bytes.count
             guard total <= FileSizeLimits.dumpFolder else { throw UploadError.totalTooLarge(limit: FileSizeLimits.dumpFolder) }
