@@ -71,8 +71,11 @@ def test_typed_key_shows_the_chips_face_data_and_green_verdicts(desk, browser, t
     assert shown["Date of birth"] == document["birth_date"]
     assert shown["Date of expiry"] == document["expiry_date"]
     assert shown["Sex"].endswith(f"({document['sex']})")
-    assert shown["Place of birth (DG11)"] == show["dg11"]["place_of_birth"]
-    assert shown["Issuing authority (DG12)"] == show["dg12"]["issuing_authority"]
+    # DG11/DG12 as a person reads them: '<' is a space, '<<' separates surname and given names.
+    assert shown["Place of birth (DG11)"] == show["dg11"]["place_of_birth"].replace("<", " ")
+    assert shown["Full name (DG11)"] == "SPECIMEN, ALEX MARIE" and show["dg11"]["full_name"] == "SPECIMEN<<ALEX<MARIE"
+    assert shown["Issuing authority (DG12)"] == show["dg12"]["issuing_authority"].replace("<", " ")
+    assert shown["Date of issue (DG12)"] == "2024-09-30" and show["dg12"]["date_of_issue"] == "20240930"
 
     checks = verdicts(browser)
     assert "failed" not in checks.values(), checks

@@ -59,6 +59,16 @@ function renderFace(result) {
   }
 }
 
+// DG11 and DG12 spell a space as '<' and separate surname and given names with '<<' (ICAO 9303-10).
+function spaced(text) { return text === undefined || text === null ? text : text.replace(/</g, ' ').replace(/ +/g, ' ').trim(); }
+function name(text) {
+  if (!text) return text;
+  const [surname, given] = text.split('<<');
+  return given === undefined ? spaced(surname) : `${spaced(surname)}, ${spaced(given)}`;
+}
+// "19880412" → "1988-04-12"; other forms (a year alone, partial dates) as stored.
+function date(text) { return text && /^\d{8}$/.test(text) ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}` : text; }
+
 function renderFields(report) {
   const list = $('fields');
   list.replaceChildren();
@@ -86,19 +96,19 @@ function renderFields(report) {
     add('Data', 'No DG1 in this document.');
   }
   const dg11 = report.dg11 ?? {};
-  add('Full name (DG11)', dg11.full_name);
-  add('Other names (DG11)', (dg11.other_names ?? []).join('; '));
-  add('Personal number (DG11)', dg11.personal_number);
-  add('Full date of birth (DG11)', dg11.full_date_of_birth);
-  add('Place of birth (DG11)', dg11.place_of_birth);
-  add('Address (DG11)', dg11.address);
-  add('Telephone (DG11)', dg11.telephone);
-  add('Profession (DG11)', dg11.profession);
-  add('Title (DG11)', dg11.title);
+  add('Full name (DG11)', name(dg11.full_name));
+  add('Other names (DG11)', (dg11.other_names ?? []).map(name).join('; '));
+  add('Personal number (DG11)', spaced(dg11.personal_number));
+  add('Full date of birth (DG11)', date(dg11.full_date_of_birth));
+  add('Place of birth (DG11)', spaced(dg11.place_of_birth));
+  add('Address (DG11)', spaced(dg11.address));
+  add('Telephone (DG11)', spaced(dg11.telephone));
+  add('Profession (DG11)', spaced(dg11.profession));
+  add('Title (DG11)', spaced(dg11.title));
   const dg12 = report.dg12 ?? {};
-  add('Issuing authority (DG12)', dg12.issuing_authority);
-  add('Date of issue (DG12)', dg12.date_of_issue);
-  add('Endorsements (DG12)', dg12.endorsements);
+  add('Issuing authority (DG12)', spaced(dg12.issuing_authority));
+  add('Date of issue (DG12)', date(dg12.date_of_issue));
+  add('Endorsements (DG12)', spaced(dg12.endorsements));
   for (const problem of report.problems ?? []) add('Problem', problem, 'problem');
 }
 
