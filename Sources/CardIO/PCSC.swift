@@ -118,6 +118,34 @@ public final class PCSCContext {
         return false
     }
 
+    /// Every reader and whether a card is on it, after waiting up to `timeoutMs` for a change
+    /// since `previous` (a card placed or taken away, a reader plugged in or out; pcsc-lite's
+    /// `\\?PnP?\\Notification`). Without `previous`, or when the readers differ from it, the
+    /// states now, at once. Pass the result back in to wait for the next change.
+    public func readerStates(after previous: ReaderStates?, timeoutMs: DWORD) throws -> ReaderStates {
+        let names = try readers()
+        let sameReaders = previous.map { $0.names == names } ?? false
+        let watched = names + [Self.plugAndPlay]
+        let cNames = watched.map { $0.withCString { strdup($0) } }
+        defer { cNames.forEach { free($0) } }
+        var states = [SCARD_READERSTATE](repeating: SCARD_READERSTATE(), count: watched.count)
+        for index in watched.indices {
+            states[index].szReader = UnsafePointer(cNames[index])
+            states[index].dwCurrentState = sameReaders ? previous!.events[index] : PCSCConstant.stateUnaware
+        }
+        // The notification entry counts the readers in its high word.
+        states[names.count].dwCurrentState = DWORD(names.count) << 16
+        let rv = SCardGetStatusChange(context, sameReaders ? timeoutMs : 0, &states, DWORD(states.count))
+        if pcscCode(rv) == PCSCCode.timeout.rawValue, let previous, sameReaders { return previous }
+        if pcscCode(rv) == PCSCCode.unknownReader.rawValue || pcscCode(rv) == PCSCCode.readerUnavailable.rawValue {
+            return ReaderStates(names: [], events: [])  // a reader left while we asked: look again
+        }
+        try check(rv)
+        return ReaderStates(names: names, events: states.map { $0.dwEventState & ~PCSCConstant.stateChanged })
+    }
+
+    static let plugAndPlay = "\\\\?PnP?\\Notification"
+
     private func state(of reader: String, current: DWORD, timeoutMs: DWORD) throws -> DWORD {
         try reader.withCString { name in
             var state = SCARD_READERSTATE()
@@ -141,6 +169,19 @@ public final class PCSCContext {
 
     func check(_ rv: LONG) throws {
         try PCSCCard.check(rv, reader: "")
+    }
+}
+
+/// The readers pcscd knows and the state of each, from `PCSCContext.readerStates(after:timeoutMs:)`.
+public struct ReaderStates: Sendable, Equatable {
+    public let names: [String]
+    /// pcsc-lite's event state per reader, then the notification entry's.
+    let events: [DWORD]
+
+    /// Whether a card (that answers) is on the reader.
+    public func cardPresent(_ reader: String) -> Bool {
+        guard let index = names.firstIndex(of: reader) else { return false }
+        return events[index] & PCSCConstant.statePresent != 0 && events[index] & PCSCConstant.stateMute == 0
     }
 }
 

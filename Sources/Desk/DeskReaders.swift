@@ -22,8 +22,6 @@ public final class DeskReaders: Sendable {
     let state: DeskState
     let settings: Settings
     private let stopped = Atomic<Bool>(false)
-    /// How often the readers are looked at (a look is one PC/SC call per reader).
-    static let pollMicroseconds: UInt32 = 150_000
 
     public init(state: DeskState, settings: Settings) {
         self.state = state
@@ -51,23 +49,26 @@ public final class DeskReaders: Sendable {
         }
     }
 
-    /// Looks at the readers until PC/SC fails; reads a card whenever the state has a key for it.
+    /// Follows the readers until PC/SC fails (pcsc-lite wakes it on each change; it looks at
+    /// `stop` at least every quarter second); reads a card whenever the state has a key for it.
     func watch(_ context: PCSCContext) throws {
+        var states: ReaderStates?
         var lastProblemsCheck = Date.distantPast
         var problems: [DoctorCheck] = []
         while !isStopped {
-            let names = try context.readers()
-            var readers: [(name: String, present: Bool)] = []
-            for name in names { readers.append((name, (try? context.isCardPresent(reader: name)) ?? false)) }
-            if names.isEmpty, Date().timeIntervalSince(lastProblemsCheck) > 2 {
+            let now = try context.readerStates(after: states, timeoutMs: 250)
+            states = now
+            if now.names.isEmpty, Date().timeIntervalSince(lastProblemsCheck) > 2 {
                 problems = Doctor.readerProblems(.current(wantsNFC: false))
                 lastProblemsCheck = Date()
-            } else if !names.isEmpty {
+            } else if !now.names.isEmpty {
                 problems = []
             }
-            state.updateReaders(readers, problems: problems)
-            if let (reader, key) = state.nextRead() { read(reader, key: key, context: context) }
-            usleep(Self.pollMicroseconds)
+            state.updateReaders(now.names.map { ($0, now.cardPresent($0)) }, problems: problems)
+            if let (reader, key) = state.nextRead() {
+                read(reader, key: key, context: context)
+                states = nil  // the read took the card through resets: look afresh
+            }
         }
     }
 

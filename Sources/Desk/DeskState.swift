@@ -46,8 +46,10 @@ public struct DeskSnapshot: Encodable, Sendable {
         public var bytesRead = 0
         public var totalBytes = 0
         @NullEncoded public var error: ErrorReport.Detail?
+        /// When the read began (the card seen and a key there), Unix time in milliseconds.
+        public var startedAt: Int64 = 0
         enum CodingKeys: String, CodingKey {
-            case reader, active, steps, file, error, bytesRead = "bytes_read", totalBytes = "total_bytes"
+            case reader, active, steps, file, error, bytesRead = "bytes_read", totalBytes = "total_bytes", startedAt = "started_at_ms"
         }
     }
     public struct ResultEntry: Encodable, Sendable {
@@ -187,7 +189,7 @@ public final class DeskState: Sendable {
     func beginReading(_ reader: String) {
         change {
             $0.cancelRead = false
-            $0.reading = DeskSnapshot.Reading(reader: reader, active: true, steps: [])
+            $0.reading = DeskSnapshot.Reading(reader: reader, active: true, steps: [], startedAt: Int64(Date().timeIntervalSince1970 * 1000))
         }
     }
 
@@ -219,7 +221,7 @@ public final class DeskState: Sendable {
     func finishReading(error: Error?, keyUsed: Bool) {
         change { state in
             if var reading = state.reading {
-                reading = DeskSnapshot.Reading(reader: reading.reader, active: false, steps: reading.steps)
+                reading = DeskSnapshot.Reading(reader: reading.reader, active: false, steps: reading.steps, startedAt: reading.startedAt)
                 if let error {
                     let detail = ErrorReport(error).error
                     reading.error = detail

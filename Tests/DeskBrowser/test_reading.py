@@ -200,3 +200,23 @@ def test_a_card_that_does_not_come_back_is_a_clear_message(tmp_path):
         browser.quit()
         desk.stop()
         eject()
+
+
+def test_keep_reading_lists_each_document_read_with_its_own_key(desk, browser):
+    browser.get(desk.address)
+    browser.find_element(By.ID, "keep-reading").click()
+    wait(browser, lambda d: d.execute_script("return document.getElementById('keep-reading').checked"), "keep reading did not turn on")
+    for number in range(1, 4):
+        eject()
+        type_key(browser)
+        wait(browser, lambda d: "Key ready" in d.find_element(By.ID, "key-status").text, "the key was not taken")
+        present(FIXTURES / "passport-pace", "--pace")
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history li.ok")) == number, f"document {number} was not listed")
+        # The key is used up: the next document needs its own.
+        wait(browser, lambda d: "No key yet" in d.find_element(By.ID, "key-status").text, "the key was not used up")
+    history = [item.text for item in browser.find_elements(By.CSS_SELECTOR, "#history li")]
+    assert len(history) == 3 and all("SPECIMEN, ALEX MARIE" in line and "valid" in line for line in history), history
+    screenshot(browser, "13-keep-reading")
+    browser.find_element(By.ID, "clear").click()
+    wait(browser, lambda d: d.find_element(By.ID, "history").text == "None yet.", "Clear did not empty the list")
+    assert not browser.find_element(By.ID, "result-body").is_displayed()
