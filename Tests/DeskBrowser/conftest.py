@@ -31,6 +31,12 @@ def run(args, **kwargs):
     return subprocess.run([str(a) for a in args], capture_output=True, text=True, timeout=300, **kwargs)
 
 
+def check_schema(document, name):
+    """The document against docs/schemas/NAME.schema.json, by an independent validator."""
+    r = subprocess.run([str(ROOT / "scripts/check-json-schema"), name], input=json.dumps(document), capture_output=True, text=True)
+    assert r.returncode == 0, f"not the shape of docs/schemas/{name}.schema.json: {r.stderr}"
+
+
 def present(dump, *options, slot=0):
     """Places a document on the virtual reader (pcscd is started when needed)."""
     r = run([VIRTUAL_PASSPORT, "start", dump, "--slot", slot, *options])
@@ -61,6 +67,7 @@ class Desk:
                 raise AssertionError(f"passport desk did not start: {self.stderr.read().decode()}")
             line += chunk
         started = json.loads(line)
+        check_schema(started, "desk")
         self.address = started["address"]
         self.port = started["port"]
         self.origin = f"http://127.0.0.1:{self.port}"

@@ -10,7 +10,7 @@ import zlib
 
 from selenium.webdriver.common.by import By
 
-from conftest import CSCA, FIXTURES, PASSPORT, KEY, present, run, screenshot, session_cookie, wait
+from conftest import CSCA, FIXTURES, PASSPORT, KEY, check_schema, present, run, screenshot, session_cookie, wait
 
 
 def choose_files(driver, paths):
@@ -45,6 +45,11 @@ def test_a_dump_folder_and_a_zip_give_the_verdicts_of_passport_verify(desk, brow
     expect_same_as_verify(verdicts, cli_verify(FIXTURES / "passport"))
     assert "failed" not in verdicts.values()
     assert browser.execute_script("const f = document.getElementById('face'); return f.complete && f.naturalWidth > 0")
+    status, _, body = desk.request(browser.find_element(By.ID, "download-report").get_attribute("href").removeprefix(desk.origin),
+                                   cookie=session_cookie(browser))
+    report = json.loads(body)
+    check_schema(report, "desk-result")
+    assert report["verify"]["passive_authentication"] == cli_verify(FIXTURES / "passport")["passive_authentication"]
     screenshot(browser, "08-dump-verified")
 
     tampered = tmp_path / "tampered"

@@ -6,8 +6,8 @@ import subprocess
 
 from selenium.webdriver.common.by import By
 
-from conftest import (CSCA, FIXTURES, KEY, PASSPORT, ROOT, cli_scan, eject, fetch_bytes, present, run, screenshot,
-                      wait)
+from conftest import (CSCA, FIXTURES, KEY, PASSPORT, ROOT, check_schema, cli_scan, eject, fetch_bytes, present, run,
+                      screenshot, wait)
 
 CHECK_DIGITS = {"document-number-check": "8", "birth-check": "3", "expiry-check": "5"}
 CLONE_KEY = FIXTURES / "pki/TEST-ONLY-clone-chip-ca-brainpoolP256r1.key.pem"
@@ -84,6 +84,11 @@ def test_typed_key_shows_the_chips_face_data_and_green_verdicts(desk, browser, t
         assert checks.get(check) == "passed", f"{check}: {checks}"
     overall = browser.find_element(By.ID, "result-verdict")
     assert overall.text.startswith("Valid") and "passed" in overall.get_attribute("class")
+    report = json.loads(fetch_bytes(browser, browser.find_element(By.ID, "download-report").get_attribute("href")))
+    check_schema(report, "desk-result")
+    cli = json.loads(cli_scan(tmp_path / "cli-json", "--csca", CSCA, "--json").stdout)
+    assert report["scan"]["document"] == cli["document"] and report["scan"]["files"] == cli["files"]
+    assert report["scan"]["passive_authentication"] == cli["passive_authentication"], "the desk's verification is the CLI's"
     # The reading's steps were listed as the scan reported them.
     steps = browser.find_element(By.ID, "steps").text
     assert "Authenticating with PACE" in steps and "Read DG2" in steps
