@@ -21,7 +21,8 @@ public struct DeskSnapshot: Encodable, Sendable {
     public struct Reader: Encodable, Sendable {
         public let name: String
         public let backend: String
-        /// no_card, card_present, reading, read (the document can be removed), removed.
+        /// no_card, card_present, reading, read (the document can be removed), failed (its read
+        /// failed: another key, or remove it), removed.
         public let state: String
         public let selected: Bool
     }
@@ -265,7 +266,9 @@ public final class DeskState: Sendable {
         let readers = state.readers.map { reader -> DeskSnapshot.Reader in
             let phase: String
             if state.reading?.active == true && state.reading?.reader == reader.name { phase = "reading" }
-            else if reader.present { phase = state.handled.contains(reader.name) ? "read" : "card_present" }
+            else if reader.present && state.handled.contains(reader.name) {
+                phase = state.reading?.reader == reader.name && state.reading?.error != nil ? "failed" : "read"
+            } else if reader.present { phase = "card_present" }
             else { phase = state.removed.contains(reader.name) ? "removed" : "no_card" }
             return DeskSnapshot.Reader(name: reader.name, backend: "pcsc", state: phase, selected: state.selectedReader == reader.name)
         }

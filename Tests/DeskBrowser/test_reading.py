@@ -175,6 +175,9 @@ def test_a_wrong_key_gives_the_error_and_no_data(desk, browser):
     wait(browser, lambda d: "The read failed" in d.find_element(By.ID, "reading-status").text, "no error for a wrong key")
     status = browser.find_element(By.ID, "reading-status").text
     assert "key" in status.lower(), status
+    assert "not read" in browser.find_element(By.ID, "reader-list").text
+    alert = browser.find_element(By.ID, "read-alert")
+    assert alert.is_displayed() and "failed" in alert.text and "key" in alert.text.lower(), alert.text
     assert not browser.find_element(By.ID, "result-body").is_displayed()
     assert browser.execute_script("return document.querySelectorAll('#verdicts li').length") == 0
     screenshot(browser, "07-wrong-key")

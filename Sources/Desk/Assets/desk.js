@@ -59,7 +59,8 @@ function render(next) {
 }
 
 const readerWords = {
-  no_card: 'no card', card_present: 'card present', reading: 'reading…', read: 'read: remove the document', removed: 'removed',
+  no_card: 'no card', card_present: 'card present', reading: 'reading…', read: 'read: remove the document',
+  failed: 'not read: give another key, or remove the document', removed: 'removed',
 };
 
 function renderReaders(next) {
@@ -103,6 +104,7 @@ function renderReading(reading) {
   const progress = $('reading-progress');
   steps.replaceChildren();
   if (!reading) {
+    $('read-alert').hidden = true;
     $('reading-status').textContent = state && state.key ? 'Place the document on the reader.' : 'Place the document on the reader once a key is given.';
     progress.hidden = true;
     return;
@@ -117,6 +119,10 @@ function renderReading(reading) {
     progress.hidden = true;
     $('reading-status').textContent = reading.error ? `The read failed: ${reading.error.message}` : 'Read. Remove the document.';
   }
+  // A failed read is said where the person looks, above the document, until the next read.
+  const alert = $('read-alert');
+  alert.hidden = !reading || reading.active || !reading.error;
+  alert.textContent = reading && reading.error ? `The read on ${reading.reader} failed: ${reading.error.message}` : '';
 }
 
 let browsingHistory = false;
