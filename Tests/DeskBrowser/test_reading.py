@@ -228,3 +228,22 @@ def test_keep_reading_lists_each_document_read_with_its_own_key(desk, browser):
     browser.find_element(By.ID, "clear").click()
     wait(browser, lambda d: d.find_element(By.ID, "history").text == "None yet.", "Clear did not empty the list")
     assert not browser.find_element(By.ID, "result-body").is_displayed()
+
+
+def test_pcscd_stopped_shows_what_doctor_says_and_the_desk_comes_back(desk, browser):
+    import pytest
+    from conftest import VIRTUAL_PASSPORT
+    present(FIXTURES / "passport")
+    browser.get(desk.address)
+    wait(browser, lambda d: "card present" in d.find_element(By.ID, "reader-list").text, "the reader was not shown")
+    run([VIRTUAL_PASSPORT, "stop"])
+    if "pcscd: not running" not in run([VIRTUAL_PASSPORT, "status"]).stdout:
+        pytest.skip("pcscd runs as a service of this machine, not started by the tests: not ours to stop")
+    wait(browser, lambda d: d.find_element(By.ID, "reader-problems").is_displayed(), "no problem shown with pcscd stopped")
+    problems = browser.find_element(By.ID, "reader-problems").text
+    assert "pcscd" in problems and "Fix:" in problems, problems
+    assert "No PC/SC reader" in browser.find_element(By.ID, "reader-list").text
+    screenshot(browser, "14-pcscd-stopped")
+    present(FIXTURES / "passport")  # starts pcscd again, the card on the reader
+    wait(browser, lambda d: "card present" in d.find_element(By.ID, "reader-list").text, "the desk did not come back with pcscd")
+    assert not browser.find_element(By.ID, "reader-problems").is_displayed()
