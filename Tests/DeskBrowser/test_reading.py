@@ -247,3 +247,26 @@ def test_pcscd_stopped_shows_what_doctor_says_and_the_desk_comes_back(desk, brow
     present(FIXTURES / "passport")  # starts pcscd again, the card on the reader
     wait(browser, lambda d: "card present" in d.find_element(By.ID, "reader-list").text, "the desk did not come back with pcscd")
     assert not browser.find_element(By.ID, "reader-problems").is_displayed()
+
+
+def test_keep_reading_with_the_camera_takes_each_documents_key_without_a_click(desk, tmp_path):
+    from conftest import make_browser
+    video = tmp_path / "datapage.y4m"
+    y4m_of(FIXTURES / "ocr/datapage-td3-uto.jpg", video)
+    eject()
+    browser = make_browser(["--use-fake-device-for-media-stream", f"--use-file-for-fake-video-capture={video}"])
+    try:
+        browser.get(desk.address)
+        browser.find_element(By.ID, "keep-reading").click()
+        wait(browser, lambda d: d.execute_script("return document.getElementById('keep-reading').checked"), "keep reading did not turn on")
+        browser.find_element(By.ID, "camera-start").click()
+        for number in (1, 2):
+            wait(browser, lambda d: "Key ready" in d.find_element(By.ID, "key-status").text and "camera" in d.find_element(By.ID, "key-status").text,
+                 f"the camera gave no key for document {number}", seconds=180)
+            assert not browser.find_element(By.ID, "key-confirm").is_displayed(), "keep-reading asks no confirmation"
+            present(FIXTURES / "passport-pace", "--pace")
+            wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#history li.ok")) == number, f"document {number} was not read")
+            eject()
+        assert "The printed MRZ is the chip's" in browser.find_element(By.ID, "mrz-comparison").text
+    finally:
+        browser.quit()
