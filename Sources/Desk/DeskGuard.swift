@@ -1,4 +1,5 @@
 import Foundation
+import LDS
 import PassportCrypto
 import Synchronization
 
@@ -33,7 +34,7 @@ public final class DeskGuard: Sendable {
 
     /// 32 random bytes from OpenSSL, hex.
     public static func randomSecret() -> String {
-        OpenSSLCrypto.randomBytes(32).map { String(format: "%02x", $0) }.joined()
+        hexString(OpenSSLCrypto.randomBytes(32)).lowercased()
     }
 
     /// The address to open (the token is in it).
