@@ -70,6 +70,26 @@ def test_a_dump_folder_and_a_zip_give_the_verdicts_of_passport_verify(desk, brow
     screenshot(browser, "09-dump-tampered")
 
 
+def test_files_dropped_on_the_page_are_verified(desk, browser):
+    """A drop event carrying the dump's files, as the browser delivers one (Selenium cannot drag
+    files from the desktop, so the page gets a DataTransfer built from the fixture's bytes)."""
+    import base64
+    browser.get(desk.address)
+    files = {path.name: base64.b64encode(path.read_bytes()).decode() for path in sorted((FIXTURES / "passport").glob("*.bin"))}
+    browser.execute_script("""
+        const transfer = new DataTransfer();
+        for (const [name, data] of Object.entries(arguments[0])) {
+          const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
+          transfer.items.add(new File([bytes], name));
+        }
+        const zone = document.getElementById('drop-zone');
+        zone.dispatchEvent(new DragEvent('dragover', {dataTransfer: transfer, bubbles: true, cancelable: true}));
+        zone.dispatchEvent(new DragEvent('drop', {dataTransfer: transfer, bubbles: true, cancelable: true}));""", files)
+    verdicts = shown_verdicts(browser, "recorded dump")
+    expect_same_as_verify(verdicts, cli_verify(FIXTURES / "passport"))
+    assert "failed" not in verdicts.values()
+
+
 def test_an_nfcpassportreader_export_is_verified(desk, browser, tmp_path):
     export = tmp_path / "export.json"
     mapping = {"COM": "COM.bin", "DG1": "DG1.bin", "DG2": "DG2.bin", "DG11": "DG11.bin", "DG12": "DG12.bin",
