@@ -154,7 +154,13 @@ final class DeskHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     func dispatch(_ request: DeskRequest, head: HTTPRequestHead, channel: Channel) {
         switch security.check(request) {
         case .deny(let status, let code, let message):
-            Self.respond(channel, head, .error(status, code, message))
+            // A person opening the page sees the reason as text; scripts get the JSON error.
+            var response = DeskResponse.error(status, code, message)
+            if !request.path.hasPrefix("/api/") {
+                response.headers = [("Content-Type", "text/plain; charset=utf-8")]
+                response.body = Array("\(message)\n".utf8)
+            }
+            Self.respond(channel, head, response)
         case .exchange(let cookie):
             Self.respond(channel, head, .redirect(to: "/", headers: [("Set-Cookie", cookie)]))
         case .allow:

@@ -131,7 +131,9 @@ def test_security_of_the_loopback_server(desk, browser, tmp_path):
         assert status == 403, f"{path} without the session: {status}"
     # The token works once: a second use (another browser, another user) is refused.
     status, _, body = desk.request("/" + desk.address.split("/", 3)[3])
-    assert status == 403 and b"token_used" in body
+    assert status == 403 and b"opened once already" in body
+    status, _, body = desk.request("/api/state")
+    assert status == 403 and json.loads(body)["error"]["code"] == "no_session"
     # A wrong token.
     status, _, _ = desk.request("/?token=" + "0" * 64)
     assert status == 403
