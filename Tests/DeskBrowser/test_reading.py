@@ -270,3 +270,29 @@ def test_keep_reading_with_the_camera_takes_each_documents_key_without_a_click(d
         assert "The printed MRZ is the chip's" in browser.find_element(By.ID, "mrz-comparison").text
     finally:
         browser.quit()
+
+
+def test_terminal_authentication_shows_the_fingerprints_and_irises(tmp_path):
+    from conftest import Desk, make_browser
+    desk = Desk("--eac", FIXTURES / "pki/eac/terminal")
+    browser = make_browser()
+    try:
+        present(FIXTURES / "passport-eac")
+        browser.get(desk.address)
+        type_key(browser)
+        shown_face(browser)
+        checks = verdicts(browser)
+        assert checks["terminal_authentication"] == "passed", checks
+        assert "failed" not in checks.values(), checks
+        show = json.loads(run([PASSPORT, "show", FIXTURES / "passport-eac", "--json"]).stdout)
+        stored = len(show.get("dg3", [])) + len(show.get("dg4", []))
+        images = browser.execute_script(
+            "return [...document.querySelectorAll('#biometrics img')].map(i => i.complete && i.naturalWidth > 0)")
+        assert images and all(images), images
+        text = browser.find_element(By.ID, "biometrics").text
+        if len(images) < stored:
+            assert f"{stored - len(images)} of {stored} images are not shown" in text, text
+        screenshot(browser, "15-terminal-authentication")
+    finally:
+        browser.quit()
+        desk.stop()

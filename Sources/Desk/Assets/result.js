@@ -30,7 +30,7 @@ export function renderResult(result) {
   renderFace(result);
   renderFields(result.document);
   renderMRZ(result.mrz);
-  renderBiometrics(result.biometrics);
+  renderBiometrics(result.biometrics, result.document);
   renderVerdicts(result.verdicts);
   $('save-dump').hidden = !result.savable;
   $('save-status').textContent = '';
@@ -135,12 +135,17 @@ function renderMRZ(comparison) {
   }
 }
 
-function renderBiometrics(images) {
+function renderBiometrics(images, report) {
   const box = $('biometrics');
   box.replaceChildren();
-  box.hidden = images.length === 0;
-  if (!images.length) return;
+  const stored = (report.dg3 ?? []).length + (report.dg4 ?? []).length;
+  box.hidden = stored === 0;
+  if (!stored) return;
   box.append(element('h3', 'Fingerprints and irises (DG3, DG4)'));
+  if (images.length < stored) {
+    box.append(element('p', `${stored - images.length} of ${stored} images are not shown: they are WSQ fingerprints (or another format `
+      + 'this desk cannot decode), which passport photo --dg3 saves as stored.'));
+  }
   for (const image of images) {
     const figure = element('figure');
     const img = element('img');
