@@ -184,9 +184,11 @@ final class DeskHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(name: "Content-Type", value: "text/event-stream")
         channel.writeAndFlush(HTTPServerResponsePart.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers)), promise: nil)
         let allocator = channel.allocator
+        // Called under DeskState's lock: the write is queued on the event loop (always a task of
+        // its own, in order), never run here, so a failing write cannot re-enter DeskState.
         subscription = app.state.subscribe { json in
             let buffer = allocator.buffer(string: "event: state\ndata: \(json)\n\n")
-            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil)
+            channel.eventLoop.execute { channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(buffer)), promise: nil) }
         }
     }
 

@@ -243,13 +243,12 @@ public final class DeskState: Sendable {
     /// `send` receives each snapshot (JSON) from now on, the current one first; the returned id
     /// ends it (`unsubscribe`).
     func subscribe(_ send: @escaping @Sendable (String) -> Void) -> Int {
-        let id = inner.withLock { state -> Int in
+        inner.withLock { state -> Int in
             defer { state.nextSubscriber += 1 }
             state.subscribers[state.nextSubscriber] = send
+            send(Self.json(Self.snapshot(of: state, idleSeconds: idleSeconds)))
             return state.nextSubscriber
         }
-        send(snapshotJSON())
-        return id
     }
 
     func unsubscribe(_ id: Int) { _ = inner.withLock { $0.subscribers.removeValue(forKey: id) } }
@@ -258,8 +257,8 @@ public final class DeskState: Sendable {
 
     public func snapshot() -> DeskSnapshot { inner.withLock { Self.snapshot(of: $0, idleSeconds: idleSeconds) } }
 
-    func snapshotJSON() -> String {
-        (try? String(decoding: ReportEncoding.line(snapshot()), as: UTF8.self)) ?? "{}"
+    static func json(_ snapshot: DeskSnapshot) -> String {
+        (try? String(decoding: ReportEncoding.line(snapshot), as: UTF8.self)) ?? "{}"
     }
 
     private static func snapshot(of state: Inner, idleSeconds idle: Double) -> DeskSnapshot {
@@ -285,13 +284,14 @@ public final class DeskState: Sendable {
                             results: results, keepReading: state.keepReading, idleClearSeconds: Int(idle))
     }
 
-    /// Applies `update`, then sends the new snapshot to every event stream (outside the lock).
+    /// Applies `update`, then hands the new snapshot to every event stream. Handing over happens
+    /// under the lock, so that streams get snapshots in the order the changes were made (a
+    /// stream's `send` only queues the bytes on its connection's event loop).
     private func change(_ update: (inout Inner) -> Void) {
-        let (json, subscribers) = inner.withLock { state -> (String, [@Sendable (String) -> Void]) in
+        inner.withLock { state in
             update(&state)
-            let json = (try? String(decoding: ReportEncoding.line(Self.snapshot(of: state, idleSeconds: idleSeconds)), as: UTF8.self)) ?? "{}"
-            return (json, Array(state.subscribers.values))
+            let json = Self.json(Self.snapshot(of: state, idleSeconds: idleSeconds))
+            for send in state.subscribers.values { send(json) }
         }
-        for send in subscribers { send(json) }
     }
 }
