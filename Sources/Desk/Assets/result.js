@@ -51,7 +51,8 @@ function renderFace(result) {
   if (result.face) {
     face.src = result.face.url;
     face.hidden = false;
-    $('face-caption').textContent = `From the chip (DG2, ${result.face.format}, ${result.face.width}×${result.face.height})`;
+    const origin = result.source === 'chip' ? 'From the chip' : 'From the dump';
+    $('face-caption').textContent = `${origin} (DG2, ${result.face.format}, ${result.face.width}×${result.face.height})`;
   } else {
     face.removeAttribute('src');
     face.hidden = true;
