@@ -41,6 +41,24 @@ import TestSupport
         }
     }
 
+    /// A hostile `iss` (issue 48, item 7): refused on its length, before base58 decoding, whose
+    /// cost grows with the square of the length; the message names it without repeating it.
+    @Test func didsOfAnotherLengthAreRefusedBeforeDecodingWithABoundedMessage() {
+        let long = "did:key:zDn" + String(repeating: "a", count: 219_000)
+        for did in [long, long + "#x", "did:key:z" + String(repeating: "2", count: 49)] {
+            do {
+                _ = try DIDKey.publicKey(from: did)
+                Issue.record("a did:key of \(did.count) characters was accepted")
+            } catch let error as CredentialError {
+                let message = String(describing: error)
+                #expect(message.contains("57 characters"), "\(message.prefix(200))")
+                #expect(message.utf8.count < 300, "the message repeats the DID: \(message.utf8.count) bytes")
+            } catch {
+                Issue.record("not a CredentialError: \(error)")
+            }
+        }
+    }
+
     @Test func pointsOffTheCurveAreRejected() throws {
         let v = Self.vectors[0]
         var y = Base64URL.decode(v.y)!
