@@ -29,7 +29,6 @@ public final class DeskApp: Sendable {
         case ("GET", "/api/events"): return .events
         case ("GET", "/api/state"): return .json(state.snapshot())
         case ("POST", "/api/key"): return setKey(request.body)
-        case ("POST", "/api/key/forget"): state.forgetKey(); return .noContent
         case ("POST", "/api/reader"): return selectReader(request.body)
         case ("POST", "/api/keep-reading"): return keepReading(request.body)
         case ("POST", "/api/clear"): state.clear(); ocr.resetCamera(); return .noContent

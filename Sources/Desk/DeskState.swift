@@ -115,8 +115,6 @@ public final class DeskState: Sendable {
         change { $0.key = key; $0.handled.removeAll(); $0.lastActivity = Date() }
     }
 
-    public func forgetKey() { change { $0.key = nil; $0.lastActivity = Date() } }
-
     public func select(reader: String?) { change { $0.selectedReader = reader; $0.handled.removeAll(); $0.lastActivity = Date() } }
 
     public func setKeepReading(_ on: Bool) { change { $0.keepReading = on; $0.lastActivity = Date() } }
