@@ -136,8 +136,7 @@ public struct PACE {
         let ourToken = try token(keys, oid: oid, publicKey: chipEphemeral, dh: group.kind == .dh)
         let answer = try generalAuthenticateObjects(channel, TLV.encode(tag: 0x85, value: ourToken), last: true)
         guard let chipToken = answer[0x86] else { throw SecurityError.malformedSecureMessaging("no chip token (86) in the last PACE step") }
-        let expected = try token(keys, oid: oid, publicKey: ephemeralPublic, dh: group.kind == .dh)
-        guard constantTimeEqual(expected, chipToken[...]) else {
+        guard try chipTokenVerifies(chipToken, keys: keys, oid: oid, ourKey: ephemeralPublic, dh: group.kind == .dh) else {
             throw SecurityError.chipAuthenticationFailed("the chip's PACE token does not verify")
         }
         var cam: (mappingKey: [UInt8], caData: [UInt8])?
@@ -186,6 +185,20 @@ public struct PACE {
         guard try group.multiply(chipPublicKey, by: cam.caData) == cam.mappingKey else {
             throw SecurityError.chipAuthenticationFailed("the chip authentication data does not match EF.CardSecurity's key: the chip may be a copy")
         }
+    }
+
+    /// Whether `chipToken` is the chip's MAC over our ephemeral key. A DH key is an unsigned
+    /// integer (BSI TR-03110-3 D.3.4): we send it padded to the size of p, and a chip may MAC it
+    /// as sent or in its minimal encoding (OpenPACE does the latter). Both are the same integer
+    /// under the same session key; with a leading zero octet (one key in 256) only one matches.
+    func chipTokenVerifies(_ chipToken: [UInt8], keys: SessionKeys, oid: [UInt8], ourKey: [UInt8], dh: Bool) throws -> Bool {
+        var encodings = [ourKey]
+        if dh, ourKey.first == 0 { encodings.append(Array(ourKey.drop { $0 == 0 })) }
+        var verified = false
+        for encoding in encodings where constantTimeEqual(try token(keys, oid: oid, publicKey: encoding, dh: dh), chipToken[...]) {
+            verified = true
+        }
+        return verified
     }
 
     /// MAC over 7F49 { 06 OID, 86 point | 84 y }, 8 bytes.

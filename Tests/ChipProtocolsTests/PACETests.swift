@@ -1,6 +1,6 @@
 import CardIO
 @testable import ChipProtocols
-import LDS
+@testable import LDS
 import MRZ
 import Testing
 import TestSupport
@@ -64,6 +64,32 @@ import TestSupport
         var responses = exchange.map { hex($0.response) }
         responses[4][5] ^= 0x01
         #expect(throws: SecurityError.self) { try pace.perform(over: RecordingChannel(responses: responses)) }
+    }
+}
+
+/// The chip's token over a DH key with a leading zero octet (one key in 256): OpenPACE MACs it in
+/// its minimal encoding, a chip may also MAC it as sent (padded to the size of p); both verify,
+/// nothing else does. Seen as "the chip's PACE token does not verify" in TR-03105 ISO7816_G_02.
+@Suite struct PACEDiffieHellmanTokens {
+    @Test func aKeyWithALeadingZeroVerifiesInEitherEncodingOnly() throws {
+        let key = MRZAccessKey(documentNumber: "C01X00T47", birthDate: "880412", expiryDate: "340930")
+        let info = PACEInfo(protocolOID: "0.4.0.127.0.7.2.2.4.1.2", version: 2, parameterID: 0)  // DH-GM-AES-128
+        let pace = try PACE(info: info, password: .mrz(key))
+        let keys = SessionKeys(suite: .aes, encryptionKey: [UInt8](repeating: 1, count: 16), macKey: Array(0..<16))
+        let oid = ObjectIdentifier.encode(info.protocolOID)
+        let ours = [0x00] + (1...127).map { UInt8($0) }
+        let minimal = Array(ours.dropFirst())
+        let overMinimal = try pace.token(keys, oid: oid, publicKey: minimal, dh: true)
+        let overPadded = try pace.token(keys, oid: oid, publicKey: ours, dh: true)
+        #expect(overMinimal != overPadded)
+        #expect(try pace.chipTokenVerifies(overMinimal, keys: keys, oid: oid, ourKey: ours, dh: true))
+        #expect(try pace.chipTokenVerifies(overPadded, keys: keys, oid: oid, ourKey: ours, dh: true))
+        var forged = overMinimal
+        forged[0] ^= 1
+        #expect(try !pace.chipTokenVerifies(forged, keys: keys, oid: oid, ourKey: ours, dh: true))
+        // An EC point is fixed-size: no second encoding.
+        let overShortPoint = try pace.token(keys, oid: oid, publicKey: minimal, dh: false)
+        #expect(try !pace.chipTokenVerifies(overShortPoint, keys: keys, oid: oid, ourKey: ours, dh: false))
     }
 }
 
