@@ -94,10 +94,7 @@ public final class DeskApp: Sendable {
         }
         if let text = given.mrz {
             let mrz = try MRZ(text: text)
-            if let bad = mrz.checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {
-                throw MRZError.invalidField("The MRZ check digit of the \(bad.field.rawValue.replacingOccurrences(of: "_", with: " ")) does not match; check the MRZ for typos.")
-            }
-            let key = mrz.accessKey
+            let key = try mrz.checkedAccessKey()
             try key.validate()
             return DeskKey(credentials: AccessCredentials(mrz: key), printedMRZ: mrz, source: source)
         }

@@ -27,6 +27,15 @@ public struct MRZ: Sendable, Equatable {
         MRZAccessKey(documentNumber: documentNumber, birthDate: birthDate, expiryDate: expiryDate)
     }
 
+    /// The access key of an MRZ a person typed or pasted, once the check digits of its fields hold
+    /// (the composite and optional-data ones are not needed for the key).
+    public func checkedAccessKey() throws -> MRZAccessKey {
+        if let bad = checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {
+            throw MRZError.invalidField("The MRZ check digit of the \(bad.field.rawValue.replacingOccurrences(of: "_", with: " ")) does not match; check the MRZ for typos.")
+        }
+        return accessKey
+    }
+
     /// Parses lines separated by newlines (or given as one run of characters, as DG1 stores them).
     public init(text: String) throws {
         let cleaned = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" })

@@ -100,11 +100,7 @@ struct ScanCommand: ParsableCommand {
             return result.mrz.accessKey
         }
         if let mrz {
-            let parsed = try MRZ(text: mrz.replacingOccurrences(of: "\\n", with: "\n"))
-            if let bad = parsed.checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {
-                throw MRZError.invalidField("The MRZ check digit of the \(bad.field.rawValue.replacingOccurrences(of: "_", with: " ")) does not match; check the MRZ for typos.")
-            }
-            return parsed.accessKey
+            return try MRZ(text: mrz.replacingOccurrences(of: "\\n", with: "\n")).checkedAccessKey()
         }
         guard let documentNumber, let birth, let expiry else { return nil }
         return MRZAccessKey(documentNumber: documentNumber, birthDate: birth, expiryDate: expiry)
