@@ -76,6 +76,19 @@ public struct SessionKeys: Sendable {
     }
 }
 
+/// A bare status word that answered a protected command and so ended the session.
+public struct PlainAnswer: Sendable, Equatable {
+    public let status: StatusWord
+    /// CLA INS P1 P2 of the command it answered, before protection.
+    public let header: [UInt8]
+
+    /// "READ BINARY 00 B0 9C 00": the command as a person can look it up.
+    public var command: String {
+        guard header.count == 4 else { return "a protected command" }
+        return ISO7816Channel.instructionName(header[1], secure: true) + " " + header.map { hexString([$0]) }.joined(separator: " ")
+    }
+}
+
 /// Secure messaging over another channel: every command is wrapped (encrypted and MACed) and
 /// every response's MAC is checked before its data is decrypted and returned.
 public final class SecureMessagingChannel: CardChannel {
@@ -90,6 +103,12 @@ public final class SecureMessagingChannel: CardChannel {
     public private(set) var authenticatedAnswers = 0
     /// The first answer's status word, when it came without secure messaging.
     public private(set) var firstAnswerPlainStatus: StatusWord?
+    /// The status word of an answer that came without secure messaging. A chip may or may not
+    /// have counted the command it answered in plain, and neither side can know: the counters
+    /// may be out of step, so nothing more is sent in this session (a new one must be opened).
+    public private(set) var endedByPlainAnswer: PlainAnswer?
+    /// CLA INS P1 P2 of the last command sent, before protection (for `PlainAnswer`).
+    private var lastHeader: [UInt8] = []
     private var answers = 0
 
     public init(over inner: CardChannel, keys: SessionKeys, ssc: [UInt8]) {
@@ -103,6 +122,7 @@ public final class SecureMessagingChannel: CardChannel {
     public var suite: SessionKeys.Suite { keys.suite }
 
     public func transmit(_ command: CommandAPDU) throws -> ResponseAPDU {
+        if let ended = endedByPlainAnswer { throw SecurityError.secureMessagingEnded(status: ended.status) }
         let protected = try wrap(command)
         let response = try inner.transmit(protected)
         return try unwrap(response)
@@ -111,6 +131,7 @@ public final class SecureMessagingChannel: CardChannel {
     /// Builds the protected command (ICAO 9303-11 §9.8.4).
     public func wrap(_ command: CommandAPDU) throws -> CommandAPDU {
         let cla = command.cla | 0x0C
+        lastHeader = [command.cla, command.ins, command.p1, command.p2]
         let extended = command.needsExtendedLength
         var objects: [UInt8] = []
         if !command.data.isEmpty {
@@ -143,6 +164,7 @@ public final class SecureMessagingChannel: CardChannel {
         answers += 1
         if answers == 1 && response.data.isEmpty { firstAnswerPlainStatus = response.status }
         guard !response.data.isEmpty else {
+            endedByPlainAnswer = PlainAnswer(status: response.status, header: lastHeader)
             // A bare status word. An SM error (6987/6988) means the chip dropped the session; other
             // errors some chips send unprotected are passed on (they carry no data to trust); a bare
             // success is never accepted, because only a MAC can vouch for it.

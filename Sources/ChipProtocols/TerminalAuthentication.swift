@@ -111,15 +111,21 @@ public struct TerminalAuthentication {
 
     /// Reads EF.CVCA: one READ BINARY by its short identifier, or, on a chip that does not take
     /// short identifiers, SELECT 011C and READ BINARY, as data groups are read.
-    public static func readEFCVCA(over channel: CardChannel) throws -> [UInt8] {
+    /// `selectFirst`: SELECT instead of a READ BINARY by short identifier (which the chip
+    /// answered in plain in an earlier session).
+    public static func readEFCVCA(over channel: CardChannel, selectFirst: Bool = false) throws -> [UInt8] {
         // 6282: the file ended before Le bytes, which is how a short file answers "all of it".
         func read(_ response: ResponseAPDU) -> Bool { response.status.isSuccess || response.status.value == 0x6282 }
-        let byShortIdentifier = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | 0x1C, p2: 0, ne: 256))
-        if read(byShortIdentifier) { return byShortIdentifier.data }
+        var byShortIdentifier: StatusWord?
+        if !selectFirst {
+            let answer = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | 0x1C, p2: 0, ne: 256))
+            if read(answer) { return answer.data }
+            byShortIdentifier = answer.status
+        }
         let select = try channel.transmit(CommandAPDU.selectFile(0x011C))
         guard select.status.isSuccess else {
             throw TerminalAuthenticationError.refused(step: "SELECT of EF.CVCA", status: select.status,
-                                                      explanation: "the chip does not show which CVCA it trusts (READ BINARY by short identifier: \(byShortIdentifier.status))")
+                                                      explanation: "the chip does not show which CVCA it trusts" + (byShortIdentifier.map { " (READ BINARY by short identifier: \($0))" } ?? ""))
         }
         let response = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0, p2: 0, ne: 256))
         guard read(response) else {

@@ -100,11 +100,28 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey { case source, comProblem = "com_problem" }
     }
 
+    /// A secure session the reader opened again because the chip answered a protected command
+    /// with a bare status word (the chip may or may not have counted it: the counters could be
+    /// out of step). Access control and chip authentication ran again in the new session.
+    public struct ReopenedSession: Codable, Sendable, Equatable {
+        /// The command answered in plain, e.g. "READ BINARY 00 B0 9C 00".
+        public var after: String
+        /// Its status word (hex).
+        public var statusWord: String
+        public init(after: String, statusWord: String) {
+            self.after = after
+            self.statusWord = statusWord
+        }
+        enum CodingKeys: String, CodingKey { case after, statusWord = "status_word" }
+    }
+
     public var activeAuthentication: ActiveAuthentication?
     public var chipAuthentication: ChipAuthentication?
     public var accessControl: AccessControl?
     public var terminalAuthentication: TerminalAuthentication?
     public var dataGroupList: DataGroupList?
+    /// Set when the reader had to open new sessions after plain answers (absent otherwise).
+    public var reopenedSessions: [ReopenedSession]?
 
     public init(activeAuthentication: ActiveAuthentication? = nil, chipAuthentication: ChipAuthentication? = nil,
                 accessControl: AccessControl? = nil) {
@@ -116,7 +133,7 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case activeAuthentication = "active_authentication", chipAuthentication = "chip_authentication"
         case accessControl = "access_control", terminalAuthentication = "terminal_authentication"
-        case dataGroupList = "data_group_list"
+        case dataGroupList = "data_group_list", reopenedSessions = "reopened_sessions"
     }
 
     /// Reads evidence.json; a file that is not this shape is an error naming it.

@@ -7,7 +7,7 @@ import MRZ
 /// How access to the chip was gained; a lost session is re-opened the same way.
 enum AccessGained {
     case bac(MRZAccessKey)
-    /// The first PACE's result (its CAM data is checked against EF.CardSecurity) and the password.
+    /// The current session's PACE result (its CAM data is checked against EF.CardSecurity) and the password.
     case pace(PACE.Result, PACE.Password)
 
     var protocolName: String {
@@ -127,17 +127,18 @@ struct AccessControl {
     /// master file (EF.CardSecurity after PACE). BAC selects the application before it starts.
     /// The card is reset first (unless it was just reconnected): a chip may keep the state of the
     /// failed session and refuse GET CHALLENGE or MSE:Set AT until then.
-    func reopen(_ gained: AccessGained, selectApplication: Bool = true, resetFirst: Bool = true) throws -> SecureStack {
+    /// Returns the access as gained this time (a new PACE's keys and ephemeral keys).
+    func reopen(_ gained: AccessGained, selectApplication: Bool = true, resetFirst: Bool = true) throws -> (AccessGained, SecureStack) {
         if resetFirst { try channel.transport.reset() }
         switch gained {
         case .bac(let key):
             let session = try runBAC(key)
-            return stack(keys: session.keys, ssc: session.ssc)
+            return (gained, stack(keys: session.keys, ssc: session.ssc))
         case .pace(let first, let password):
             let result = try runPACE(first.info, password: password)
             let stack = stack(keys: result.keys, ssc: result.ssc)
             if selectApplication { try Self.selectApplication(over: stack.secure) }
-            return stack
+            return (.pace(result, password), stack)
         }
     }
 

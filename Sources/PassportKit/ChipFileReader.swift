@@ -24,6 +24,14 @@ final class LearnedReadSize {
 /// no longer be trusted to be in step; the caller opens a new one and reads with short APDUs.
 struct ExtendedLengthRefused: Error {}
 
+/// An answer without secure messaging ended the session in the middle of a read that can go
+/// on: the caller opens a new session and reads again, from `partial`, selecting the file first
+/// when the plain answer came to a read by short identifier (`selectFirst`).
+struct SessionEndedMidRead: Error {
+    let answer: PlainAnswer
+    let selectFirst: Bool
+}
+
 /// Reads elementary files over a (secure) channel with as few APDUs as the chip allows:
 /// the first read selects the file by short FID, later ones continue at an offset (INS B1
 /// above 32767), the chunk is the largest the chip takes, stepping down when it refuses.
@@ -60,14 +68,15 @@ final class ChipFileReader {
 
     /// Reads the whole of `file`; `progress` gets (bytes read, total bytes). With `resumingAfter`,
     /// continues a read that an earlier session lost: selects the file and goes on from there.
-    func read(_ file: LDSFile, resumingAfter earlier: [UInt8] = [], progress: (Int, Int) -> Void) throws -> Outcome {
+    func read(_ file: LDSFile, resumingAfter earlier: [UInt8] = [], selectFirst: Bool = false,
+              progress: (Int, Int) -> Void) throws -> Outcome {
         partial = earlier
         if !earlier.isEmpty {
             let select = try channel.transmit(CommandAPDU.selectFile(file.fid))
             guard select.status.isSuccess else { throw ReadError.chipError(file: file, status: select.status) }
             return .read(try continueReading(file, start: earlier, progress: progress))
         }
-        if learned.selectsByIdentifier { return try readAfterSelect(file, progress: progress) }
+        if learned.selectsByIdentifier || selectFirst { return try readAfterSelect(file, progress: progress) }
         // First read by short FID: selects the file and gives the TLV header, hence the length.
         var first: ResponseAPDU
         while true {
@@ -82,7 +91,8 @@ final class ChipFileReader {
         default:
             // The chip does not take short FIDs (older applets answer 6985 "no current EF" or
             // 6986, others 6A86, 6D00 or 6F00): select explicitly and read from offset 0. Only
-            // SELECT says a file is absent.
+            // SELECT says a file is absent. After a plain answer, in a new session.
+            if let answer = plainAnswer { throw SessionEndedMidRead(answer: answer, selectFirst: true) }
             let outcome = try readAfterSelect(file, progress: progress)
             if case .read = outcome, first.status.value != 0x6A82 { learned.selectsByIdentifier = true }
             return outcome
@@ -179,6 +189,9 @@ final class ChipFileReader {
 
     /// Handles the statuses by which a chip says "ask for less": returns true when the caller
     /// should repeat with the (now smaller) chunk, which every later reader of the scan keeps.
+    /// The bare status word that ended the secure session, if the last answer was one.
+    private var plainAnswer: PlainAnswer? { (channel as? SecureMessagingChannel)?.endedByPlainAnswer }
+
     private func stepDownIfRefused(_ status: StatusWord, requested: Int, includingWrongParameters: Bool = false) throws -> Bool {
         let smaller: Int
         switch status.sw1 {
@@ -203,6 +216,8 @@ final class ChipFileReader {
             chunk = smaller
             learned.chunk = chunk
         }
+        // Asked for less in plain: the smaller read goes out in a new session.
+        if requested > 1, let answer = plainAnswer { throw SessionEndedMidRead(answer: answer, selectFirst: false) }
         return requested > 1
     }
 

@@ -28,6 +28,9 @@ public enum ScanEvent: Sendable {
     case interrupted(file: LDSFile, bytesRead: Int, waitingSeconds: Double)
     /// It came back (the same document) and the read of `file` goes on at `offset`.
     case resumed(file: LDSFile, offset: Int, afterSeconds: Double)
+    /// The chip answered a protected command (`after`) with a bare status word: a new session is
+    /// opened (access control, chip authentication) before the next command.
+    case sessionReopened(after: String, status: StatusWord)
     /// The chip refused terminal authentication (or it could not run): DG3/DG4 stay unread.
     case terminalAuthenticationFailed(reason: String)
 }

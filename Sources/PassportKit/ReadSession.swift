@@ -9,7 +9,10 @@ import LDS
 /// methods (ReadSteps.swift); each leaves the session ready for the next.
 final class ReadSession {
     let control: AccessControl
+    /// How access was gained in the first session.
     let gained: AccessGained
+    /// The PACE of the current session, when it is not the first (its keys bind terminal authentication).
+    private(set) var reopenedPACE: PACE.Result?
     /// Replaced whenever a new session starts (recovery, chip authentication).
     private(set) var stack: SecureStack
     /// Sessions that may still be re-established after one is lost.
@@ -41,6 +44,10 @@ final class ReadSession {
     var resumeWait: Double = 0
     /// The times the passport left the reader mid-file and came back.
     var interruptions: [ReadInterruption] = []
+    /// Sessions opened again because the chip answered a protected command in plain.
+    var reopenedSessions: [ChipEvidence.ReopenedSession] = []
+    /// The chip authentication that passed, run again in every new session.
+    var performedChipAuthentication: ChipAuthentication?
 
     init(control: AccessControl, gained: AccessGained, stack: SecureStack,
          recoveries: Int = PassportReader.maximumRecoveries) {
@@ -67,11 +74,59 @@ final class ReadSession {
         stack = SecureStack(secure, learned: control.learned)
     }
 
-    /// Replaces a lost session with a new one opened the same way as the first (chip and
-    /// terminal authentication do not carry over).
+    /// Replaces a lost session with a new one opened the same way as the first. Chip
+    /// authentication that passed is run again in it (the rest is then read under its keys, and
+    /// terminal authentication can be bound to it); terminal authentication does not carry over.
     func reopen(selectApplication: Bool = true, resetFirst: Bool = true) throws {
-        stack = try control.reopen(gained, selectApplication: selectApplication, resetFirst: resetFirst)
+        let (access, stack) = try control.reopen(gained, selectApplication: selectApplication, resetFirst: resetFirst)
+        self.stack = stack
+        if case .pace(let result, _) = access { reopenedPACE = result }
         terminalBinding = nil
+        if selectApplication { try restoreChipAuthentication() }
+    }
+
+    /// Chip authentication again in a new session, by the method that passed in the first.
+    private func restoreChipAuthentication() throws {
+        guard chipAuthentication == .passed else { return }
+        switch chipAuthenticationMethod {
+        case .paceCAM?:
+            guard let result = reopenedPACE, result.chipAuthenticationMapping != nil else { return }
+            do {
+                try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity]))
+                terminalBinding = TerminalAuthenticationBinding(
+                    idPICC: TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH),
+                    compressedTerminalKey: TerminalAuthenticationBinding.compress(result.terminalEphemeralKey, isDH: result.info.isDH))
+            } catch {
+                paceCAMRefuted = true
+                chipAuthentication = .failed("PACE-CAM failed in a session opened again: \(error)")
+            }
+        case .chipAuthentication?:
+            guard let ca = performedChipAuthentication else { return }
+            events(.authenticating(protocol: "Chip Authentication"))
+            do {
+                let (secure, terminalKey) = try ca.perform(over: stack.secure, raw: plain)
+                replaceStack(secure)
+                terminalBinding = TerminalAuthenticationBinding(idPICC: idPICC(),
+                                                                compressedTerminalKey: TerminalAuthenticationBinding.compress(terminalKey, isDH: ca.info.isDH))
+                events(.authenticated(protocol: "Chip Authentication"))
+            } catch let error where Self.endsSession(error) {
+                // A chip that passed before and refuses now: that stands, and the read goes on
+                // in a session without it.
+                chipAuthentication = .failed("chip authentication failed in a session opened again: \(error)")
+                try reopen()
+            }
+        case nil:
+            return
+        }
+    }
+
+    /// Opens a new session when the chip answered the last protected command in plain: it may
+    /// or may not have counted that command, so the old session's counters cannot be trusted.
+    func reopenIfEndedByPlainAnswer(selectApplication: Bool = true) throws {
+        guard let answer = stack.secure.endedByPlainAnswer else { return }
+        reopenedSessions.append(ChipEvidence.ReopenedSession(after: answer.command, statusWord: hexString([answer.status.sw1, answer.status.sw2])))
+        events(.sessionReopened(after: answer.command, status: answer.status))
+        try reopen(selectApplication: selectApplication)
     }
 
     // MARK: reading one file
@@ -80,10 +135,10 @@ final class ReadSession {
     /// lost session (bad MAC, replayed answer, the chip ending secure messaging) is re-established
     /// and the read resumes where it stopped, while recoveries are left and `recover` allows.
     /// `whenDenied` replaces the reason recorded for a 6982 refusal.
-    func readFile(_ file: LDSFile, recover: Bool = true, whenDenied: String? = nil) throws {
+    func readFile(_ file: LDSFile, recover: Bool = true, selectFirst: Bool = false, whenDenied: String? = nil) throws {
         let started = Date()
         let before = plain.apduCount
-        switch try readRecovering(file, recover: recover) {
+        switch try readRecovering(file, recover: recover, selectFirst: selectFirst) {
         case .read(let bytes):
             files[file] = bytes
             statistics[file] = FileReadStatistics(apdus: plain.apduCount - before, seconds: Date().timeIntervalSince(started))
@@ -98,13 +153,16 @@ final class ReadSession {
         }
     }
 
-    private func readRecovering(_ file: LDSFile, recover: Bool) throws -> ChipFileReader.Outcome {
+    private func readRecovering(_ file: LDSFile, recover: Bool, selectFirst: Bool) throws -> ChipFileReader.Outcome {
         var resume: [UInt8] = []
+        var selectFirst = selectFirst
+        var plainAnswers = 0
         var lastRead = 0
         var lastAnswer = Date()
         while true {
             do {
-                return try stack.reader.read(file, resumingAfter: resume) { read, total in
+                try reopenIfEndedByPlainAnswer(selectApplication: !file.isInMasterFile)
+                return try stack.reader.read(file, resumingAfter: resume, selectFirst: selectFirst) { read, total in
                     lastRead = read
                     lastAnswer = Date()
                     events(.reading(file: file, bytesRead: read, totalBytes: total))
@@ -122,6 +180,14 @@ final class ReadSession {
                 resume = stack.reader.partial
                 events(.extendedLengthRefused(file: file))
                 try reopen(selectApplication: !file.isInMasterFile)
+            } catch let ended as SessionEndedMidRead where recover {
+                // The next read goes out in a new session (reopened at the top of the loop).
+                plainAnswers += 1
+                guard plainAnswers <= Self.maximumPlainAnswersPerFile else {
+                    throw ScanError.secureMessagingFailed(file: file, cause: "the chip answered \(ended.answer.command) without secure messaging (\(ended.answer.status)) in \(plainAnswers) sessions in a row.")
+                }
+                resume = stack.reader.partial
+                selectFirst = ended.selectFirst
             } catch let error as SecurityError {
                 guard recover, recoveriesLeft > 0 else {
                     throw ScanError.secureMessagingFailed(file: file, cause: error.description)
@@ -160,6 +226,10 @@ final class ReadSession {
         events(.resumed(file: file, offset: offset, afterSeconds: returned.timeIntervalSince(left)))
     }
 
+    /// Sessions a file's read may open after plain answers: one to select a file the chip does
+    /// not read by short identifier, and one per read size a chip refuses in plain.
+    static let maximumPlainAnswersPerFile = 12
+
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
@@ -182,6 +252,7 @@ final class ReadSession {
         }
         evidence.terminalAuthentication = terminalAuthentication
         evidence.dataGroupList = dataGroupList
+        evidence.reopenedSessions = reopenedSessions.isEmpty ? nil : reopenedSessions
         evidence.accessControl = ChipEvidence.AccessControl(used: gained.protocolName, paceOffered: paceFallback?.offered,
                                                             paceFailure: paceFallback?.failure)
         return evidence

@@ -106,9 +106,10 @@ extension ReadSession {
             return
         }
         chipAuthenticationProtocol = (ca.info.protocolOID, ca.publicKeyInfo.keyID)
+        var selectFirst = false
         for attempt in 1...2 {
             do {
-                try attemptChipAuthentication(ca, provenBy: next)
+                try attemptChipAuthentication(ca, provenBy: next, selectFirst: &selectFirst)
                 return
             } catch let error where Self.endsSession(error) {
                 files[next] = nil
@@ -120,7 +121,10 @@ extension ReadSession {
         }
     }
 
-    private func attemptChipAuthentication(_ ca: ChipAuthentication, provenBy next: LDSFile) throws {
+    /// `selectFirst`: the file is selected before it is read; set when the chip answered its read
+    /// by short identifier in plain, for the next attempt (a genuine chip that takes no short
+    /// identifiers then proves its keys with the protected answers to SELECT and READ BINARY).
+    private func attemptChipAuthentication(_ ca: ChipAuthentication, provenBy next: LDSFile, selectFirst: inout Bool) throws {
         events(.authenticating(protocol: "Chip Authentication"))
         let (secure, terminalKey) = try ca.perform(over: stack.secure, raw: plain)
         replaceStack(secure)
@@ -131,7 +135,8 @@ extension ReadSession {
             SecurityError.unprotectedAnswer(command: "the first command under the new keys (reading \(next.fileName))",
                                             status: secure.firstAnswerPlainStatus ?? status ?? StatusWord(0x6F00))
         }
-        do { try readFile(next, recover: false) } catch where secure.authenticatedAnswers == 0 && secure.firstAnswerPlainStatus != nil {
+        do { try readFile(next, recover: false, selectFirst: selectFirst) } catch where secure.authenticatedAnswers == 0 && secure.firstAnswerPlainStatus != nil {
+            if let ended = error as? SessionEndedMidRead { selectFirst = ended.selectFirst }
             throw unprotected(nil)
         }
         if secure.authenticatedAnswers == 0 {
@@ -142,6 +147,7 @@ extension ReadSession {
             throw unprotected(status)
         }
         chipAuthentication = .passed
+        performedChipAuthentication = ca
         terminalBinding = TerminalAuthenticationBinding(idPICC: idPICC(),
                                                         compressedTerminalKey: TerminalAuthenticationBinding.compress(terminalKey, isDH: ca.info.isDH))
         events(.authenticated(protocol: "Chip Authentication"))
@@ -212,6 +218,7 @@ extension ReadSession {
         }
         guard let dg15 = files[.dataGroup(15)] else { return }
         do {
+            try reopenIfEndedByPlainAnswer()
             events(.authenticating(protocol: "Active Authentication"))
             let aa = try ActiveAuthentication(dg15: try DataGroup15(bytes: dg15),
                                               dg14: files[.dataGroup(14)].flatMap { try? SecurityInfos(bytes: $0) },

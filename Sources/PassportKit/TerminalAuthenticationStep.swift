@@ -20,7 +20,8 @@ extension ReadSession {
         }
         var outcome = ChipEvidence.TerminalAuthentication(status: "failed", terminal: credentials.terminal.holderReference)
         defer { terminalAuthentication = outcome }
-        guard chipAuthentication == .passed, let binding = terminalBinding else {
+        try reopenIfEndedByPlainAnswer()
+        guard chipAuthentication == .passed, terminalBinding != nil else {
             outcome.status = "not_attempted"
             outcome.detail = "terminal authentication runs after chip authentication, which did not pass: \(chipAuthentication.detail ?? chipAuthentication.status)"
             for file in protected { markUnavailable(file, "protected by EAC: terminal authentication not run (chip authentication did not pass)") }
@@ -29,8 +30,10 @@ extension ReadSession {
         events(.authenticating(protocol: "Terminal Authentication"))
         do {
             if let contradiction = TerminalAuthentication.efCVCAElsewhere(dg14: files[.dataGroup(14)]) { throw contradiction }
-            let trustPoints = TerminalAuthentication.trustPoints(efCVCA: try TerminalAuthentication.readEFCVCA(over: stack.secure))
+            let trustPoints = TerminalAuthentication.trustPoints(efCVCA: try readEFCVCA())
             outcome.chipTrustPoints = trustPoints
+            // A session opened again for EF.CVCA has its own binding; one without chip authentication none.
+            guard let binding = terminalBinding else { throw SecurityError.chipAuthenticationFailed(chipAuthentication.detail ?? "chip authentication did not pass again") }
             let result = try TerminalAuthentication(credentials: credentials)
                 .perform(over: stack.secure, chipTrustPoints: trustPoints, binding: binding, extendedLength: plain.supportsExtendedLength)
             outcome.status = "passed"
@@ -82,6 +85,14 @@ extension ReadSession {
         }
     }
 
+    /// EF.CVCA, by short identifier; selected in a new session when the chip answers that read in plain.
+    private func readEFCVCA() throws -> [UInt8] {
+        do { return try TerminalAuthentication.readEFCVCA(over: stack.secure) } catch SecurityError.secureMessagingEnded where stack.secure.endedByPlainAnswer != nil {
+            try reopenIfEndedByPlainAnswer()
+            return try TerminalAuthentication.readEFCVCA(over: stack.secure, selectFirst: true)
+        }
+    }
+
     /// ID_PICC after BAC: the document number with its check digit, as in the MRZ; after PACE,
     /// the chip's compressed ephemeral PACE key.
     func idPICC() -> [UInt8] {
@@ -90,7 +101,8 @@ extension ReadSession {
             let information = key.mrzInformation
             let number = max(9, key.documentNumber.count)
             return TerminalAuthenticationBinding.idPICC(documentNumberWithCheckDigit: String(information.prefix(number + 1)))
-        case .pace(let result, _):
+        case .pace(let first, _):
+            let result = reopenedPACE ?? first
             return TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH)
         }
     }

@@ -202,6 +202,9 @@ struct ScanCommand: ParsableCommand {
         if let list = contents.evidence.dataGroupList {
             print("  Data groups    listed by \(list.source), since EF.COM was \(list.comProblem)")
         }
+        for reopened in contents.evidence.reopenedSessions ?? [] {
+            print("  Session        opened again: the chip answered \(reopened.after) without secure messaging (\(reopened.statusWord))")
+        }
         if let fallback = contents.paceFallback {
             print("  PACE           offered (\(fallback.offered)) but failed: \(fallback.failure); BAC was used")
         }

@@ -45,6 +45,31 @@ final class TerminalAuthenticationScans {
         return reasons
     }
 
+    // MARK: a plain answer under secure messaging (issue 48, item 1)
+
+    /// The chip answers READ BINARY of EF.CVCA by short identifier with a plain 6F00 that it does
+    /// not count: a reader that counts it and sends the SELECT in the same session is one step
+    /// ahead of the chip, fails its MAC check and never authenticates. A new session (access
+    /// control, chip authentication again) is opened; EF.CVCA is selected; DG3 and DG4 are read.
+    @Test(arguments: [([String](), "BAC"), (["--pace", "--no-bac"], "PACE"), (["--pace", "--mapping", "cam", "--no-bac"], "PACE ECDH-CAM")])
+    func plainAnswerToEFCVCAReopensTheSession(chip: [String], access: String) throws {
+        let (r, out) = try scan(["--eac", Self.terminal("terminal")], chip: chip + ["--quirk", "sfi-plain:CVCA"])
+        try #require(r.status == 0, "\(access): \(r.stderr)")
+        try Harness.expectShape(r, "scan")
+        let ta = try #require(terminalAuthentication(r))
+        #expect(ta["status"] as? String == "passed", "\(access): \(ta)")
+        #expect(unavailable(r).isEmpty, "\(unavailable(r))")
+        try expectEverything(out)
+        #expect((r.json?["chip_authentication"] as? [String: Any])?["status"] as? String == "passed")
+        let reopened = try #require(r.json?["reopened_sessions"] as? [[String: Any]], "\(r.json ?? [:])")
+        #expect(reopened.count == 1)
+        #expect(reopened.first?["after"] as? String == "READ BINARY 00 B0 9C 00")
+        #expect(reopened.first?["status_word"] as? String == "6F00")
+        #expect(r.stderr.contains("without secure messaging (6F00); opening a new session"), "\(r.stderr)")
+        let evidence = try ChipEvidence(json: Array(Data(contentsOf: out.appendingPathComponent("evidence.json"))))
+        #expect(evidence.reopenedSessions == [ChipEvidence.ReopenedSession(after: "READ BINARY 00 B0 9C 00", statusWord: "6F00")])
+    }
+
     // MARK: success: BAC and PACE, ECDSA and RSA terminals
 
     @Test(arguments: [

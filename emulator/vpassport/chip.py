@@ -39,6 +39,14 @@ class InjectedStatus(Exception):
         self.sw = sw
 
 
+class UncountedStatus(Exception):
+    """--quirk sfi-plain: a bare status word the chip does not count in its SSC."""
+
+    def __init__(self, sw):
+        super().__init__("%04X" % sw)
+        self.sw = sw
+
+
 def sw_bytes(sw):
     return sw.to_bytes(2, "big")
 
@@ -285,6 +293,11 @@ class EmrtdOS(SmartcardOS):
             s.next_ssc()
             log.info("SM %s -> %04X in plain (--fault)", self._describe(inner), e.sw)
             return sw_bytes(e.sw)
+        except UncountedStatus as e:
+            # The session goes on, but this answer is not counted: a terminal that counts it
+            # is one step ahead of the chip from now on.
+            log.info("SM %s -> %04X in plain, not counted (--quirk sfi-plain)", self._describe(inner), e.sw)
+            return sw_bytes(e.sw)
         if inner.ne is None:
             data = b""                          # no DO'97': no data may come back
         if inner.ins == 0x88 and "aa-le" in self.quirks and inner.ne == 65536:
@@ -528,6 +541,8 @@ class EmrtdOS(SmartcardOS):
             if "sfi-refused" in self.quirks:
                 raise ChipError(self.quirks["sfi-refused"], "--quirk sfi-refused: no current EF")
             name, offset = self._resolve(sfi=cmd.p1 & 0x1F), cmd.p2
+            if "sfi-plain" in self.quirks and self.session is not None and self.quirks["sfi-plain"][0] == name:
+                raise UncountedStatus(self.quirks["sfi-plain"][1])
             self.current_ef = name
         else:
             name, offset = self.current_ef, (cmd.p1 << 8) | cmd.p2

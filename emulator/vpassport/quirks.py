@@ -66,6 +66,10 @@ them at the points named in each docstring line below.
   served-file:NAME=PATH     the file NAME (e.g. CardAccess, CardSecurity) is served with the
                             bytes of PATH, while the chip sets itself up (PACE profiles, the
                             PACE-CAM key) from the dump's own file
+  sfi-plain:FILE[/SW]       READ BINARY of FILE by short EF identifier under secure messaging
+                            answered with a plain SW (default 6F00) that the chip does not
+                            count in its send sequence counter; SELECT then works (a chip
+                            whose EF.CVCA cannot be read by short identifier)
   ca-ephemeral-check        Chip Authentication refuses (6A80) a terminal ephemeral key it has
                             seen before in this card's life, and the first CA is answered 9000
                             but with session keys the terminal cannot have (as --ca-wrong-key,
@@ -82,7 +86,7 @@ NAMES = ("indefinite-length", "sfi-refused", "sticky-auth", "runtime-6700", "rea
          "mutual-auth-error", "pace-refused", "ca-refused", "sm-error", "ta-trust-point-refused",
          "large-card-access", "no-com", "ta-challenge-length", "app-refused", "mutual-auth-corrupt",
          "eof-answer", "aa-bad-trailer", "atr-info", "no-access-control", "pace-answer",
-         "served-file", "ca-ephemeral-check")
+         "served-file", "ca-ephemeral-check", "sfi-plain")
 SYNTAX = "NAME[:ARG] with NAME one of " + ", ".join(NAMES)
 
 
@@ -331,7 +335,17 @@ NEW_QUIRK_PARSERS = {
     "aa-bad-trailer": _no_value("aa-bad-trailer"),
     "atr-info": _atr_info,
     "no-access-control": _no_value("no-access-control"),
+    "sfi-plain": lambda arg, spec: _sfi_plain(arg, spec),
 }
+
+
+def _sfi_plain(arg, spec):
+    """sfi-plain:FILE[/SW] -> (logical file name, status word)."""
+    name, _, sw_text = arg.partition("/")
+    file = logical_name(name) if name else None
+    if file is None:
+        raise ValueError("--quirk %s: needs a file, e.g. sfi-plain:CVCA or sfi-plain:CVCA/6F00" % spec)
+    return file, _status(sw_text, spec, default=0x6F00)
 
 
 # --- pace-answer: faulty answers to PACE's GENERAL AUTHENTICATE ------------------------------

@@ -87,6 +87,8 @@ public struct ScanReport: Codable, Sendable, Equatable {
     @NullEncoded public var terminalAuthentication: ChipEvidence.TerminalAuthentication?
     /// Set when EF.COM was missing or malformed and EF.SOD listed the data groups.
     @NullEncoded public var dataGroupList: ChipEvidence.DataGroupList?
+    /// Sessions opened again after the chip answered a protected command in plain (null: none).
+    @NullEncoded public var reopenedSessions: [ChipEvidence.ReopenedSession]?
     public let document: DocumentReport
 
     /// `ok` is false when passive authentication failed or the chip failed chip or active
@@ -117,6 +119,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         paceFallback = contents.paceFallback
         terminalAuthentication = contents.evidence.terminalAuthentication
         dataGroupList = contents.evidence.dataGroupList
+        reopenedSessions = contents.evidence.reopenedSessions
         document = details.report
     }
 
@@ -127,6 +130,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         case passiveAuthentication = "passive_authentication"
         case chipAuthenticationMethod = "chip_authentication_method", paceFallback = "pace_fallback"
         case terminalAuthentication = "terminal_authentication", dataGroupList = "data_group_list"
+        case reopenedSessions = "reopened_sessions"
     }
 
     /// The document report's keys sit beside the scan's own.
@@ -149,6 +153,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         try container.encode(_paceFallback, forKey: .paceFallback)
         try container.encode(_terminalAuthentication, forKey: .terminalAuthentication)
         try container.encode(_dataGroupList, forKey: .dataGroupList)
+        try container.encode(_reopenedSessions, forKey: .reopenedSessions)
     }
 
     public init(from decoder: Decoder) throws {
@@ -169,6 +174,7 @@ public struct ScanReport: Codable, Sendable, Equatable {
         _paceFallback = try container.decode(NullEncoded<PACEFallback>.self, forKey: .paceFallback)
         _terminalAuthentication = try container.decode(NullEncoded<ChipEvidence.TerminalAuthentication>.self, forKey: .terminalAuthentication)
         _dataGroupList = try container.decode(NullEncoded<ChipEvidence.DataGroupList>.self, forKey: .dataGroupList)
+        _reopenedSessions = try container.decode(NullEncoded<[ChipEvidence.ReopenedSession]>.self, forKey: .reopenedSessions)
         document = try DocumentReport(from: decoder)
     }
 }
