@@ -68,9 +68,70 @@ public enum CanonicalJSON {
     }
 
     public static func object(_ bytes: [UInt8]) throws -> [String: Any] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw CredentialError.malformed("a JSON object was expected")
-        }
+        guard let object = try parse(bytes) as? [String: Any] else { throw CredentialError.malformed("a JSON object was expected") }
         return object
+    }
+
+    /// Decodes JSON text (nil when it is not JSON), after refusing it when its objects and arrays
+    /// nest deeper than `InputBounds.maxJSONDepth`.
+    public static func parse(_ bytes: some Collection<UInt8>, fragmentsAllowed: Bool = false) throws -> Any? {
+        guard !InputBounds.nestsDeeper(than: InputBounds.maxJSONDepth, bytes) else {
+            throw CredentialError.malformed("JSON nests objects and arrays deeper than \(InputBounds.maxJSONDepth) levels")
+        }
+        return try? JSONSerialization.jsonObject(with: Data(bytes), options: fragmentsAllowed ? [.fragmentsAllowed] : [])
+    }
+}
+
+/// What a verifier reads from others, and how much of it (issue 48, item 8): a token is refused
+/// on its size before it is parsed, and JSON on its nesting before it is decoded.
+public enum InputBounds {
+    /// The largest presentation, vp_token, posted form body or encrypted response a verifier
+    /// reads: 1 MiB, the bound the wallet puts on what a verifier sends it.
+    public static let maxTokenBytes = 1 << 20
+    /// The deepest nesting of JSON objects and arrays accepted (the toolkit's deepest, a DCQL
+    /// query's claim values, is 8): deeper input is refused before it is decoded, so that no
+    /// recursion over it (decoding, disclosure resolution, re-encoding) can go deep.
+    public static let maxJSONDepth = 32
+
+    /// Refuses text longer than `maxTokenBytes`, naming what it is.
+    public static func checkTokenSize(_ text: String, what: String) throws {
+        let count = text.utf8.count
+        guard count <= maxTokenBytes else {
+            throw CredentialError.rejected("\(what) is \(count) bytes, more than the \(maxTokenBytes) (1 MiB) this verifier reads; it was not parsed")
+        }
+    }
+
+    /// Whether JSON text nests objects and arrays deeper than `limit`, found by counting
+    /// brackets outside strings (without decoding anything).
+    static func nestsDeeper(than limit: Int, _ bytes: some Sequence<UInt8>) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return true }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return false
+    }
+}
+
+/// Someone else's value in a message: its text, cut with its length when long, so that a
+/// hostile token can neither fill a terminal or log nor hide the message's end.
+public enum MessageText {
+    public static func bounded(_ value: Any?, limit: Int = 80) -> String {
+        guard let value else { return "(none)" }
+        let text = value as? String ?? (try? CanonicalJSON.string(value)) ?? "\(value)"
+        guard text.count > limit else { return text }
+        return "\(text.prefix(limit))… (\(text.utf8.count) bytes)"
     }
 }

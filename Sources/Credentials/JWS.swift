@@ -31,13 +31,22 @@ public struct CompactJWS {
         self.compact = compact
     }
 
-    /// Checks `alg` is ES256 and the signature holds under `key`.
+    /// Checks `alg` is ES256, that no header parameter is marked critical, and that the
+    /// signature holds under `key`.
     public func verify(with key: P256PublicKey, what: String) throws {
         guard header["alg"] as? String == "ES256" else {
-            throw CredentialError.rejected("\(what) uses alg \(header["alg"] ?? "none"), only ES256 is accepted")
+            throw CredentialError.rejected("\(what) uses alg \(MessageText.bounded(header["alg"])), only ES256 is accepted")
         }
+        try checkNoCriticalHeader(what: what)
         guard key.verify(signature: signature, message: Array(signingInput.utf8)) else {
             throw CredentialError.invalidSignature(what)
         }
+    }
+
+    /// RFC 7515 §4.1.11: a recipient must refuse a JWS whose `crit` names an extension it does
+    /// not understand; this toolkit understands none, so any `crit` is refused.
+    public func checkNoCriticalHeader(what: String) throws {
+        guard let crit = header["crit"] else { return }
+        throw CredentialError.rejected("the header of \(what) marks \(MessageText.bounded(crit)) critical (crit), an extension this verifier does not understand (RFC 7515 §4.1.11)")
     }
 }

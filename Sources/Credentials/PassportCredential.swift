@@ -292,8 +292,9 @@ public struct VerifiedPresentation: @unchecked Sendable {
 /// may not sign (key usage).
 public typealias IssuerChainCheck = @Sendable (_ x5c: [String], _ at: Date) throws -> (key: P256PublicKey, subject: String, dnsNames: [String], uris: [String])
 
-/// Checks presentations: signatures, audience, nonce, freshness, sd_hash and disclosures, and
-/// establishes the trust level of the issuer.
+/// Checks presentations: signatures, audience, nonce, freshness, sd_hash and disclosures, the
+/// credential's type, and establishes the trust level of the issuer. Each step is a named check,
+/// run in the order `verifySDJWT` and `verifyVPJWT` list them.
 public struct PresentationVerifier: Sendable {
     public var audience: String
     public var nonce: String
@@ -304,16 +305,180 @@ public struct PresentationVerifier: Sendable {
     public var now: Date = Date()
     /// The issuers this verifier trusts (nil: none, so nothing reaches L2).
     public var issuerTrust: IssuerChainCheck?
+    /// The credential types (SD-JWT VC `vct`) accepted: the toolkit's own unless the verifier
+    /// names others. A VC-JWT, which has no vct, is the toolkit's own type or nothing.
+    public var acceptedTypes: Set<String> = [PassportCredential.vct]
 
     public init(audience: String, nonce: String) {
         self.audience = audience
         self.nonce = nonce
     }
 
+    /// Who signed a credential, as this verifier established it.
+    struct Issuer {
+        let iss: String
+        let key: P256PublicKey
+        let level: TrustLevel
+        /// The certificate's subject (L2).
+        let certificate: String?
+    }
+
     public func verify(_ token: String) throws -> VerifiedPresentation {
+        try InputBounds.checkTokenSize(token, what: "the presentation")
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.contains("~") ? try verifySDJWT(trimmed) : try verifyVPJWT(trimmed)
     }
+
+    // MARK: SD-JWT VC
+
+    /// An SD-JWT VC presentation: the issuer and its signature, the credential's type and
+    /// validity, the holder's key binding to this verifier, then the disclosed claims.
+    private func verifySDJWT(_ token: String) throws -> VerifiedPresentation {
+        let parts = try SDJWT.split(token)
+        let credential = try CompactJWS(parts.jwt)
+        try checkMediaType(credential)
+        let issuer = try sdJWTIssuer(credential)
+        try credential.verify(with: issuer.key, what: "the issuer-signed JWT")
+        try checkCredentialType(credential.payload)
+        try checkDigestAlgorithm(credential.payload)
+        let exp = try checkValidity(credential.payload, what: "the credential")
+        try checkKeyBinding(parts, credential: credential)
+        let claims = try disclosedClaims(parts, credential: credential)
+        return VerifiedPresentation(format: .sdJWT, issuer: issuer.iss, claims: claims, expiry: Date(timeIntervalSince1970: TimeInterval(exp)),
+                                    level: issuer.level, issuerCertificate: issuer.certificate)
+    }
+
+    func checkMediaType(_ credential: CompactJWS) throws {
+        let typ = credential.header["typ"] as? String
+        guard typ == "dc+sd-jwt" || typ == "vc+sd-jwt" else {
+            throw CredentialError.rejected("the issuer JWT's typ is \(MessageText.bounded(credential.header["typ"] ?? "missing")), not dc+sd-jwt")
+        }
+    }
+
+    /// The issuer of an SD-JWT: an x5c chain to a trusted anchor (L2), else its did:key (L1).
+    func sdJWTIssuer(_ credential: CompactJWS) throws -> Issuer {
+        guard let x5c = credential.header["x5c"] else {
+            let (iss, key) = try selfIssuer(credential.payload, what: "the SD-JWT")
+            return Issuer(iss: iss, key: key, level: .L1, certificate: nil)
+        }
+        guard let chain = x5c as? [String], !chain.isEmpty else { throw CredentialError.malformed("the issuer JWT's x5c is not an array of certificates") }
+        guard let iss = credential.payload["iss"] as? String else { throw CredentialError.malformed("the SD-JWT has no iss") }
+        let leaf = try trustedLeaf(chain)
+        try IssuerIdentifier.check(iss, dnsNames: leaf.dnsNames, uris: leaf.uris, subject: leaf.subject)
+        return Issuer(iss: iss, key: leaf.key, level: .L2, certificate: leaf.subject)
+    }
+
+    /// The x5c chain checked by the verifier's issuer anchors: the leaf's key and names.
+    func trustedLeaf(_ chain: [String]) throws -> (key: P256PublicKey, subject: String, dnsNames: [String], uris: [String]) {
+        guard let issuerTrust else {
+            throw CredentialError.rejected("the credential is signed by an issuer certificate (x5c), and this verifier trusts no issuer (give its CA with --trust-issuer)")
+        }
+        do { return try issuerTrust(chain, now) } catch let error as CredentialError { throw error } catch {
+            throw CredentialError.rejected("the issuer is not trusted: \(error)")
+        }
+    }
+
+    /// A did:key `iss` and the key it names (self-issued credentials and VC-JWT presentations).
+    func selfIssuer(_ payload: [String: Any], what: String) throws -> (String, P256PublicKey) {
+        guard let iss = payload["iss"] as? String else { throw CredentialError.malformed("\(what) has no iss") }
+        guard iss.hasPrefix("did:key:") else {
+            throw CredentialError.rejected("\(what) issuer \(MessageText.bounded(iss)) is not a did:key this verifier can resolve")
+        }
+        return (iss, try DIDKey.publicKey(from: iss))
+    }
+
+    /// SD-JWT VC §3.2.2.2: `vct` is required; it must be one of the types this verifier accepts.
+    func checkCredentialType(_ payload: [String: Any]) throws {
+        let accepted = acceptedTypes.sorted().map { MessageText.bounded($0) }.joined(separator: " or ")
+        guard let vct = payload["vct"] as? String else {
+            throw CredentialError.rejected("the credential has no vct (its type); this verifier accepts vct \(accepted)")
+        }
+        guard acceptedTypes.contains(vct) else {
+            throw CredentialError.rejected("the credential's vct is \(MessageText.bounded(vct)), not \(accepted) (name the types you accept with --vct)")
+        }
+    }
+
+    func checkDigestAlgorithm(_ payload: [String: Any]) throws {
+        guard (payload["_sd_alg"] as? String ?? "sha-256") == "sha-256" else {
+            throw CredentialError.rejected("unsupported _sd_alg \(MessageText.bounded(payload["_sd_alg"]))")
+        }
+    }
+
+    /// The key-binding JWT: signed by the credential's holder key (`cnf`), for this audience and
+    /// nonce, fresh, over exactly the issuer JWT and disclosures presented (`sd_hash`).
+    func checkKeyBinding(_ parts: (jwt: String, disclosures: [String], keyBinding: String?), credential: CompactJWS) throws {
+        guard let kbToken = parts.keyBinding else { throw CredentialError.rejected("no key binding JWT: the presentation is not bound to this verifier") }
+        guard let cnf = (credential.payload["cnf"] as? [String: Any])?["jwk"] as? [String: Any] else {
+            throw CredentialError.rejected("the SD-JWT has no holder key (cnf)")
+        }
+        let holder = try P256PublicKey(jwk: cnf)
+        let kb = try CompactJWS(kbToken)
+        guard kb.header["typ"] as? String == "kb+jwt" else { throw CredentialError.rejected("the key binding JWT's typ is not kb+jwt") }
+        try kb.verify(with: holder, what: "the key binding JWT")
+        try checkAudienceAndNonce(kb.payload, what: "the key binding JWT", stringAudience: true)
+        try checkTime(iat: kb.payload["iat"] as? Int, exp: nil, what: "the key binding JWT")
+        let expectedHash = SDJWT.digest(SDJWT.presentedPart(jwt: parts.jwt, disclosures: parts.disclosures))
+        guard kb.payload["sd_hash"] as? String == expectedHash else {
+            throw CredentialError.rejected("sd_hash does not match the presented SD-JWT (disclosures added or removed)")
+        }
+    }
+
+    /// The claims the disclosures reveal, without the credential's own registered claims.
+    func disclosedClaims(_ parts: (jwt: String, disclosures: [String], keyBinding: String?), credential: CompactJWS) throws -> [String: Any] {
+        let disclosures = try parts.disclosures.map(SDJWT.Disclosure.init(encoded:))
+        var claims = try SDJWT.resolve(credential.payload, disclosures: disclosures)
+        for reserved in ["iss", "iat", "exp", "nbf", "cnf", "vct", "sub", "status"] { claims.removeValue(forKey: reserved) }
+        return claims
+    }
+
+    // MARK: VC-JWT
+
+    /// A VP JWT holding one self-issued VC-JWT: the presentation's signature, audience, nonce
+    /// and freshness, then the credential's signature, type, holder binding and validity.
+    private func verifyVPJWT(_ token: String) throws -> VerifiedPresentation {
+        let vp = try CompactJWS(token)
+        let (holderDID, holderKey) = try selfIssuer(vp.payload, what: "the presentation")
+        try vp.verify(with: holderKey, what: "the presentation")
+        try checkAudienceAndNonce(vp.payload, what: "the presentation", stringAudience: false)
+        guard vp.payload["exp"] is Int else { throw CredentialError.rejected("the presentation has no exp") }
+        try checkTime(iat: vp.payload["iat"] as? Int, exp: vp.payload["exp"] as? Int, what: "the presentation")
+        let vc = try presentedCredential(vp)
+        let (issuer, issuerKey) = try selfIssuer(vc.payload, what: "the credential")
+        try vc.verify(with: issuerKey, what: "the credential")
+        let subject = try credentialSubject(vc, holder: holderDID)
+        let exp = try checkValidity(vc.payload, what: "the credential")
+        var claims = subject
+        claims.removeValue(forKey: "id")
+        return VerifiedPresentation(format: .jwt, issuer: issuer, claims: claims,
+                                    expiry: Date(timeIntervalSince1970: TimeInterval(exp)), level: .L1, issuerCertificate: nil)
+    }
+
+    /// The one VC-JWT a VP JWT carries: self-issued (institutions issue SD-JWT VC) and of the
+    /// toolkit's type, which stands for the toolkit's vct.
+    func presentedCredential(_ vp: CompactJWS) throws -> CompactJWS {
+        guard let body = vp.payload["vp"] as? [String: Any], let credentials = body["verifiableCredential"] as? [String],
+              credentials.count == 1 else { throw CredentialError.malformed("the presentation does not hold exactly one VC-JWT") }
+        let vc = try CompactJWS(credentials[0])
+        guard vc.header["x5c"] == nil else { throw CredentialError.rejected("an institution's VC-JWT (x5c) is not checked by this verifier: issued credentials are SD-JWT VC") }
+        let types = (vc.payload["vc"] as? [String: Any])?["type"] as? [String] ?? []
+        guard types.contains(PassportCredential.credentialType), acceptedTypes.contains(PassportCredential.vct) else {
+            throw CredentialError.rejected("the VC-JWT's type is \(MessageText.bounded(types)), and this verifier accepts only vct \(acceptedTypes.sorted().map { MessageText.bounded($0) }.joined(separator: " or ")) (a VC-JWT counts as \(PassportCredential.vct) when its type is \(PassportCredential.credentialType))")
+        }
+        return vc
+    }
+
+    /// Holder binding: the credential is about the DID that signed the presentation.
+    func credentialSubject(_ vc: CompactJWS, holder: String) throws -> [String: Any] {
+        guard let subject = (vc.payload["vc"] as? [String: Any])?["credentialSubject"] as? [String: Any] else {
+            throw CredentialError.malformed("the credential has no credentialSubject")
+        }
+        guard (vc.payload["sub"] as? String ?? subject["id"] as? String) == holder else {
+            throw CredentialError.rejected("the credential's subject is not the presenter")
+        }
+        return subject
+    }
+
+    // MARK: Shared checks
 
     private func checkTime(iat: Int?, exp: Int?, what: String) throws {
         let t = now.timeIntervalSince1970
@@ -345,95 +510,5 @@ public struct PresentationVerifier: Sendable {
             guard audiences.contains(audience) else { throw CredentialError.rejected("\(what) is meant for another audience") }
         }
         guard payload["nonce"] as? String == nonce else { throw CredentialError.rejected("\(what) answers another nonce") }
-    }
-
-    private func issuerKey(_ payload: [String: Any], what: String) throws -> (String, P256PublicKey) {
-        guard let iss = payload["iss"] as? String else { throw CredentialError.malformed("\(what) has no iss") }
-        guard iss.hasPrefix("did:key:") else { throw CredentialError.rejected("\(what) issuer \(iss) is not a did:key this verifier can resolve") }
-        return (iss, try DIDKey.publicKey(from: iss))
-    }
-
-    /// The issuer of an SD-JWT: an x5c chain to a trusted anchor (L2), else its did:key (L1).
-    private func sdJWTIssuer(_ jws: CompactJWS) throws -> (String, P256PublicKey, TrustLevel, String?) {
-        guard let x5c = jws.header["x5c"] else {
-            let (iss, key) = try issuerKey(jws.payload, what: "the SD-JWT")
-            return (iss, key, .L1, nil)
-        }
-        guard let chain = x5c as? [String], !chain.isEmpty else { throw CredentialError.malformed("the issuer JWT's x5c is not an array of certificates") }
-        guard let iss = jws.payload["iss"] as? String else { throw CredentialError.malformed("the SD-JWT has no iss") }
-        guard let issuerTrust else {
-            throw CredentialError.rejected("the credential is signed by an issuer certificate (x5c), and this verifier trusts no issuer (give its CA with --trust-issuer)")
-        }
-        let leaf: (key: P256PublicKey, subject: String, dnsNames: [String], uris: [String])
-        do { leaf = try issuerTrust(chain, now) } catch let error as CredentialError { throw error } catch {
-            throw CredentialError.rejected("the issuer is not trusted: \(error)")
-        }
-        // SD-JWT VC §3.5: iss names the certificate (a URI SAN, or an https URL of a DNS SAN).
-        let host = URL(string: iss).flatMap { $0.scheme == "https" ? $0.host : nil }
-        guard leaf.uris.contains(iss) || (host.map { h in leaf.dnsNames.contains { $0.caseInsensitiveCompare(h) == .orderedSame } } ?? false) else {
-            throw CredentialError.rejected("the issuer certificate \(leaf.subject) does not name iss \(iss) (URI or DNS subjectAltName)")
-        }
-        return (iss, leaf.key, .L2, leaf.subject)
-    }
-
-    private func verifySDJWT(_ token: String) throws -> VerifiedPresentation {
-        let parts = try SDJWT.split(token)
-        let jws = try CompactJWS(parts.jwt)
-        guard jws.header["typ"] as? String == "dc+sd-jwt" || jws.header["typ"] as? String == "vc+sd-jwt" else {
-            throw CredentialError.rejected("the issuer JWT's typ is \(jws.header["typ"] ?? "missing"), not dc+sd-jwt")
-        }
-        let (issuer, key, level, certificate) = try sdJWTIssuer(jws)
-        try jws.verify(with: key, what: "the issuer-signed JWT")
-        guard (jws.payload["_sd_alg"] as? String ?? "sha-256") == "sha-256" else {
-            throw CredentialError.rejected("unsupported _sd_alg \(jws.payload["_sd_alg"]!)")
-        }
-        let exp = try checkValidity(jws.payload, what: "the credential")
-
-        guard let kbToken = parts.keyBinding else { throw CredentialError.rejected("no key binding JWT: the presentation is not bound to this verifier") }
-        guard let cnf = (jws.payload["cnf"] as? [String: Any])?["jwk"] as? [String: Any] else {
-            throw CredentialError.rejected("the SD-JWT has no holder key (cnf)")
-        }
-        let holder = try P256PublicKey(jwk: cnf)
-        let kb = try CompactJWS(kbToken)
-        guard kb.header["typ"] as? String == "kb+jwt" else { throw CredentialError.rejected("the key binding JWT's typ is not kb+jwt") }
-        try kb.verify(with: holder, what: "the key binding JWT")
-        try checkAudienceAndNonce(kb.payload, what: "the key binding JWT", stringAudience: true)
-        try checkTime(iat: kb.payload["iat"] as? Int, exp: nil, what: "the key binding JWT")
-        let expectedHash = SDJWT.digest(SDJWT.presentedPart(jwt: parts.jwt, disclosures: parts.disclosures))
-        guard kb.payload["sd_hash"] as? String == expectedHash else {
-            throw CredentialError.rejected("sd_hash does not match the presented SD-JWT (disclosures added or removed)")
-        }
-        let disclosures = try parts.disclosures.map(SDJWT.Disclosure.init(encoded:))
-        var claims = try SDJWT.resolve(jws.payload, disclosures: disclosures)
-        for reserved in ["iss", "iat", "exp", "nbf", "cnf", "vct", "sub", "status"] { claims.removeValue(forKey: reserved) }
-        return VerifiedPresentation(format: .sdJWT, issuer: issuer, claims: claims,
-                                    expiry: Date(timeIntervalSince1970: TimeInterval(exp)), level: level, issuerCertificate: certificate)
-    }
-
-    private func verifyVPJWT(_ token: String) throws -> VerifiedPresentation {
-        let vp = try CompactJWS(token)
-        let (holderDID, holderKey) = try issuerKey(vp.payload, what: "the presentation")
-        try vp.verify(with: holderKey, what: "the presentation")
-        try checkAudienceAndNonce(vp.payload, what: "the presentation", stringAudience: false)
-        guard vp.payload["exp"] is Int else { throw CredentialError.rejected("the presentation has no exp") }
-        try checkTime(iat: vp.payload["iat"] as? Int, exp: vp.payload["exp"] as? Int, what: "the presentation")
-        guard let body = vp.payload["vp"] as? [String: Any], let credentials = body["verifiableCredential"] as? [String],
-              credentials.count == 1 else { throw CredentialError.malformed("the presentation does not hold exactly one VC-JWT") }
-        let vc = try CompactJWS(credentials[0])
-        guard vc.header["x5c"] == nil else { throw CredentialError.rejected("an institution's VC-JWT (x5c) is not checked by this verifier: issued credentials are SD-JWT VC") }
-        let (issuer, issuerKey) = try issuerKey(vc.payload, what: "the credential")
-        try vc.verify(with: issuerKey, what: "the credential")
-        guard let subject = (vc.payload["vc"] as? [String: Any])?["credentialSubject"] as? [String: Any] else {
-            throw CredentialError.malformed("the credential has no credentialSubject")
-        }
-        // Holder binding: the credential is about the DID that signed the presentation.
-        guard (vc.payload["sub"] as? String ?? subject["id"] as? String) == holderDID else {
-            throw CredentialError.rejected("the credential's subject is not the presenter")
-        }
-        let exp = try checkValidity(vc.payload, what: "the credential")
-        var claims = subject
-        claims.removeValue(forKey: "id")
-        return VerifiedPresentation(format: .jwt, issuer: issuer, claims: claims,
-                                    expiry: Date(timeIntervalSince1970: TimeInterval(exp)), level: .L1, issuerCertificate: nil)
     }
 }

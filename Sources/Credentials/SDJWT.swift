@@ -27,8 +27,7 @@ public enum SDJWT {
         }
 
         public init(encoded: String) throws {
-            guard let bytes = Base64URL.decode(encoded),
-                  let array = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) as? [Any]
+            guard let bytes = Base64URL.decode(encoded), let array = try CanonicalJSON.parse(bytes, fragmentsAllowed: true) as? [Any]
             else { throw CredentialError.malformed("a disclosure is not base64url JSON") }
             guard array.count == 2 || array.count == 3, let salt = array[0] as? String else {
                 throw CredentialError.malformed("a disclosure is not [salt, name, value] or [salt, value]")
@@ -36,7 +35,7 @@ public enum SDJWT {
             if array.count == 3 {
                 guard let name = array[1] as? String else { throw CredentialError.malformed("a disclosure's claim name is not a string") }
                 guard !["_sd", "...", "_sd_alg"].contains(name) else {
-                    throw CredentialError.malformed("a disclosure uses the reserved name \(name)")
+                    throw CredentialError.malformed("a disclosure uses the reserved name \(MessageText.bounded(name))")
                 }
                 self.name = name
             } else {
@@ -67,7 +66,9 @@ public enum SDJWT {
 
     /// Replaces digests in `payload` with the disclosed claims (RFC 9901 §7.1): `_sd` arrays in
     /// objects and `{"...": digest}` array elements, recursively. Every disclosure must be
-    /// referenced exactly once and no digest may appear twice.
+    /// referenced exactly once and no digest may appear twice. The resolved claims may nest no
+    /// deeper than `InputBounds.maxJSONDepth`: each disclosure is bounded on its own, but one can
+    /// hide the next, so a chain of them would otherwise recurse as deep as it is long.
     public static func resolve(_ payload: [String: Any], disclosures: [Disclosure]) throws -> [String: Any] {
         var byDigest: [String: Disclosure] = [:]
         for disclosure in disclosures {
@@ -76,43 +77,50 @@ public enum SDJWT {
             }
         }
         var seen = Set<String>()
-        func visit(_ value: Any) throws -> Any {
-            if let object = value as? [String: Any] { return try visitObject(object) }
+        func visit(_ value: Any, depth: Int) throws -> Any {
+            if let object = value as? [String: Any] { return try visitObject(object, depth: depth + 1) }
             if let array = value as? [Any] {
+                try checkDepth(depth + 1)
                 var out: [Any] = []
                 for element in array {
                     if let marker = element as? [String: Any], marker.count == 1, let digest = marker["..."] as? String {
-                        guard seen.insert(digest).inserted else { throw CredentialError.rejected("digest \(digest) appears twice") }
+                        guard seen.insert(digest).inserted else { throw CredentialError.rejected("digest \(MessageText.bounded(digest)) appears twice") }
                         if let disclosure = byDigest[digest] {
                             guard disclosure.name == nil else { throw CredentialError.rejected("an object-property disclosure is used as an array element") }
-                            out.append(try visit(disclosure.value))
+                            out.append(try visit(disclosure.value, depth: depth + 1))
                         }
                     } else {
-                        out.append(try visit(element))
+                        out.append(try visit(element, depth: depth + 1))
                     }
                 }
                 return out
             }
             return value
         }
-        func visitObject(_ object: [String: Any]) throws -> [String: Any] {
+        func checkDepth(_ depth: Int) throws {
+            guard depth <= InputBounds.maxJSONDepth else {
+                throw CredentialError.malformed("the disclosed claims nest objects and arrays deeper than \(InputBounds.maxJSONDepth) levels")
+            }
+        }
+        func visitObject(_ object: [String: Any], depth: Int) throws -> [String: Any] {
+            try checkDepth(depth)
             var out: [String: Any] = [:]
             for (key, value) in object where key != "_sd" && key != "_sd_alg" {
-                out[key] = try visit(value)
+                out[key] = try visit(value, depth: depth)
             }
             if let digests = object["_sd"] {
                 guard let list = digests as? [String] else { throw CredentialError.malformed("_sd is not an array of strings") }
                 for digest in list {
-                    guard seen.insert(digest).inserted else { throw CredentialError.rejected("digest \(digest) appears twice") }
+                    guard seen.insert(digest).inserted else { throw CredentialError.rejected("digest \(MessageText.bounded(digest)) appears twice") }
                     guard let disclosure = byDigest[digest] else { continue } // a decoy or an undisclosed claim
                     guard let name = disclosure.name else { throw CredentialError.rejected("an array-element disclosure is used as a property") }
-                    guard out[name] == nil else { throw CredentialError.rejected("claim \(name) is disclosed but already present") }
-                    out[name] = try visit(disclosure.value)
+                    guard out[name] == nil else { throw CredentialError.rejected("claim \(MessageText.bounded(name)) is disclosed but already present") }
+                    out[name] = try visit(disclosure.value, depth: depth)
                 }
             }
             return out
         }
-        let resolved = try visitObject(payload)
+        let resolved = try visitObject(payload, depth: 1)
         let unused = byDigest.keys.filter { !seen.contains($0) }
         guard unused.isEmpty else { throw CredentialError.rejected("\(unused.count) disclosure(s) are not referenced by the SD-JWT") }
         return resolved

@@ -19,9 +19,6 @@ public enum IssuerTrust {
         }
     }
 
-    /// An institution from a PEM private key (P-256) and a PEM chain (leaf first). `issuer`
-    /// defaults to the leaf's first URI subjectAltName. The leaf must hold the key and be for
-    /// signatures; the chain is not checked against any anchor here (the relying party does).
     /// A P-256 private key from an unencrypted PEM file.
     public static func privateKey(pemFile: String) throws -> P256PrivateKey {
         guard let keyData = FileManager.default.contents(atPath: pemFile) else { throw OpenID4VPError.usage("cannot read the key \(pemFile)") }
@@ -54,8 +51,9 @@ public enum IssuerTrust {
     }
 
     /// An institution from a PEM private key (P-256) and a PEM chain (leaf first). `issuer`
-    /// defaults to the leaf's first URI subjectAltName. The leaf must hold the key and be for
-    /// signatures; the chain is not checked against any anchor here (the relying party does).
+    /// defaults to the leaf's first URI subjectAltName. The leaf must hold the key, be for
+    /// signatures (key usage) and for signing credentials (extended key usage), and name `issuer`
+    /// as verifiers require; the chain is not checked against any anchor here (the relying party does).
     /// A self-signed certificate after the leaf (the root) is left out of x5c: HAIP 1.0 §6.1.1
     /// keeps the trust anchor out, the relying party has it.
     public static func institution(keyFile: String, chainFile: String, issuer: String?) throws -> InstitutionIssuer {
@@ -73,9 +71,17 @@ public enum IssuerTrust {
         guard usage != UInt32.max, usage & UInt32(KU_DIGITAL_SIGNATURE) != 0 else {
             throw OpenID4VPError.usage("the issuer certificate's key usage lacks digitalSignature")
         }
+        if let refusal = X509Chain.credentialSigningRefusal(certificates[0]) {
+            throw OpenID4VPError.usage("the issuer certificate is not for signing credentials: \(refusal)")
+        }
         let uris = X509Chain.uris(certificates[0])
         guard let iss = issuer ?? uris.first else {
             throw OpenID4VPError.usage("the issuer certificate has no URI subjectAltName; give the issuer's identifier with --issuer-id")
+        }
+        // Verifiers refuse an iss the certificate does not name: refuse to issue such credentials.
+        if let refusal = IssuerIdentifier.refusal(iss, dnsNames: X509Chain.dnsNames(certificates[0]), uris: uris,
+                                                  subject: X509Chain.subject(certificates[0])) {
+            throw OpenID4VPError.usage("verifiers would refuse this issuer: \(refusal); give an --issuer-id the certificate names")
         }
         return InstitutionIssuer(signer: signer, x5c: x5c, issuer: iss)
     }

@@ -95,12 +95,7 @@ public struct X509Chain: @unchecked Sendable {
             if role == .issuer { throw CredentialError.rejected(message) }
             throw OpenID4VPError.badSignature(message)
         }
-        if role == .requestObject {
-            let extended = X509_get_extended_key_usage(leaf)
-            if extended != UInt32.max && extended & UInt32(XKU_SSL_SERVER | XKU_ANYEKU) == 0 {
-                throw OpenID4VPError.badSignature("\(what) \(Self.subject(leaf)) is for other purposes (its extended key usage allows neither serverAuth nor any use)")
-            }
-        }
+        try Self.checkExtendedKeyUsage(leaf, role: role, what: what)
         let names = Self.dnsNames(leaf)
         if let dnsName {
             guard names.contains(where: { $0.caseInsensitiveCompare(dnsName) == .orderedSame }) else {
@@ -113,6 +108,57 @@ public struct X509Chain: @unchecked Sendable {
             throw OpenID4VPError.badSignature("the leaf certificate's key is not a P-256 key (only ES256 request objects are accepted)")
         }
         return (key, Self.subject(leaf), names, Self.uris(leaf))
+    }
+
+    /// What the leaf's extended key usage, when it has one, must allow: a request object's
+    /// signer serverAuth or any use; a credential issuer's document signing or any use.
+    static func checkExtendedKeyUsage(_ leaf: OpaquePointer, role: Role, what: String) throws {
+        switch role {
+        case .requestObject:
+            let extended = X509_get_extended_key_usage(leaf)
+            if extended != UInt32.max && extended & UInt32(XKU_SSL_SERVER | XKU_ANYEKU) == 0 {
+                throw OpenID4VPError.badSignature("\(what) \(Self.subject(leaf)) is for other purposes (its extended key usage allows neither serverAuth nor any use)")
+            }
+        case .issuer:
+            if let refusal = credentialSigningRefusal(leaf) {
+                throw CredentialError.rejected("\(what) \(Self.subject(leaf)) is not for signing credentials: \(refusal)")
+            }
+        }
+    }
+
+    /// anyExtendedKeyUsage (RFC 5280 §4.2.1.12) and id-kp-documentSigning (RFC 9336): the
+    /// extended key usages that let a certificate sign credentials.
+    static let anyExtendedKeyUsage = "2.5.29.37.0"
+    static let documentSigning = "1.3.6.1.5.5.7.3.36"
+
+    /// Why `cert` may not sign credentials by its extended key usage, or nil when it may: it has
+    /// none, or it names any use or document signing. TLS (serverAuth) or e-mail protection
+    /// alone is another purpose.
+    static func credentialSigningRefusal(_ cert: OpaquePointer) -> String? {
+        guard X509_get_extended_key_usage(cert) != UInt32.max else { return nil }
+        guard let purposes = extendedKeyUsages(cert), !purposes.isEmpty else { return "its extended key usage cannot be read" }
+        if purposes.contains(where: { $0.oid == anyExtendedKeyUsage || $0.oid == documentSigning }) { return nil }
+        let named = purposes.prefix(5).map(\.name).joined(separator: ", ") + (purposes.count > 5 ? ", …" : "")
+        return "its extended key usage allows \(named) only, neither document signing (\(documentSigning), RFC 9336) nor any use (\(anyExtendedKeyUsage))"
+    }
+
+    /// The purposes an extended key usage names (dotted OID, and OpenSSL's short name when it
+    /// knows one); nil when the extension is absent or does not decode.
+    static func extendedKeyUsages(_ cert: OpaquePointer) -> [(oid: String, name: String)]? {
+        guard let raw = X509_get_ext_d2i(cert, NID_ext_key_usage, nil, nil) else { return nil }
+        let usages = OpaquePointer(raw)
+        defer { EXTENDED_KEY_USAGE_free(usages) }
+        var out: [(oid: String, name: String)] = []
+        for index in 0..<OPENSSL_sk_num(usages) {
+            guard let entry = OPENSSL_sk_value(usages, index) else { continue }
+            let object = OpaquePointer(entry)
+            var buffer = [CChar](repeating: 0, count: 128)
+            guard OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1) > 0 else { continue }
+            let oid = String(cString: buffer)
+            let nid = OBJ_obj2nid(object)
+            out.append((oid, nid == NID_undef ? oid : String(cString: OBJ_nid2sn(nid))))
+        }
+        return out
     }
 
     static func uris(_ cert: OpaquePointer) -> [String] { alternativeNames(cert, type: GEN_URI) }

@@ -97,6 +97,23 @@ func readTokenArgument(_ value: String) throws -> String {
     return value
 }
 
+/// Like `readTokenArgument`, but reads at most `limit` bytes of a file or stdin: nil when there
+/// is more, which is then left unread.
+func readBoundedArgument(_ value: String, limit: Int) throws -> String? {
+    let handle: FileHandle
+    if value == "-" {
+        handle = FileHandle.standardInput
+    } else if FileManager.default.fileExists(atPath: value) {
+        handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: value))
+    } else {
+        return value.utf8.count > limit ? nil : value
+    }
+    defer { if value != "-" { try? handle.close() } }
+    var data = Data()
+    while data.count <= limit, let chunk = try handle.read(upToCount: limit + 1 - data.count), !chunk.isEmpty { data += chunk }
+    return data.count > limit ? nil : String(decoding: data, as: UTF8.self)
+}
+
 struct PresentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "present",
@@ -257,20 +274,24 @@ extension TrustLevel: ExpressibleByArgument {}
 struct VerifyPresentationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify-vp",
-        abstract: "Verify a presentation: signatures, audience, nonce, freshness, sd_hash, disclosures and the issuer's trust level.",
+        abstract: "Verify a presentation: signatures, audience, nonce, freshness, sd_hash, disclosures, the credential's type and the issuer's trust level.",
         discussion: """
-        The verdict is "valid" (exit 0) only when signatures, holder binding and freshness hold and the
-        level this verifier establishes meets --require-level (default L2):
+        The verdict is "valid" (exit 0) only when signatures, holder binding and freshness hold, the
+        credential is of a type you accept (--vct; default the toolkit's own) and the level this
+        verifier establishes meets --require-level (default L2):
           L1  self-issued: signed by the holder's own did:key; the holder's word, bound to no passport
-          L2  issued by an institution whose x5c chain verifies to a --trust-issuer CA
+          L2  issued by an institution whose x5c chain verifies to a --trust-issuer CA, whose
+              certificate is for signing credentials and names the credential's iss
           L3  a zero-knowledge proof checked against the CSCA registry: this verifier has no proof
               verifier, so it never establishes L3
-        A presentation below the required level is reported with its level and refused (exit 1).
+        A presentation below the required level is reported with its level and refused (exit 1);
+        the claims of a refused presentation are not shown.
         With --request FILE (the OpenID4VP request object you sent, or its JSON payload), TOKEN is a
         vp_token: a JSON object keyed by DCQL credential query id, or the whole direct_post form body
         (vp_token=…&state=…). Each presentation must be for the request's client_id and nonce, of a vct
         the query names, and disclose what it asked for and no more; the response's state (form body,
         --state, or the decrypted direct_post.jwt response) must be the request's.
+        TOKEN and the request are read up to 1 MiB; anything larger is refused unread.
         """)
 
     @Argument(help: "The presentation token, or with --request the vp_token JSON or direct_post form body (or a file holding it, or - for stdin).") var token: String
@@ -281,6 +302,8 @@ struct VerifyPresentationCommand: ParsableCommand {
     @Option(help: "With --request and a bare vp_token: the state the direct_post response carried.") var state: String?
     @Option(name: .customLong("trust-issuer"), help: "A PEM file of CA certificates whose issuers you trust (L2; repeatable).") var trustIssuer: [String] = []
     @Option(help: "The level you require: L1 (accept self-issued credentials), L2 (a trusted issuer) or L3.") var requireLevel: TrustLevel = .L2
+    @Option(help: ArgumentHelp("A credential type (SD-JWT VC vct) you accept (repeatable). Default: the toolkit's own, \(PassportCredential.vct); with --request, the types a credential query names (vct_values), which --vct narrows.",
+                               valueName: "vct")) var vct: [String] = []
     @Option(help: "Maximum age of the presentation in seconds.") var maxAge: Double = 300
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
@@ -288,72 +311,9 @@ struct VerifyPresentationCommand: ParsableCommand {
         do {
             let issuerTrust = trustIssuer.isEmpty ? nil : try IssuerTrust.check(anchors: trustIssuer)
             if let request {
-                guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
-                var verifier = try VPTokenVerifier(request: try readTokenArgument(request))
-                verifier.maxAge = maxAge
-                verifier.issuerTrust = issuerTrust
-                let given = try readTokenArgument(token)
-                let vpToken: [String: [String]]
-                if let decryptionKey {
-                    guard state == nil else { throw OpenID4VPError.usage("--state is read from the encrypted response; do not give it with --decryption-key") }
-                    guard let data = FileManager.default.contents(atPath: decryptionKey),
-                          let jwk = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-                        throw OpenID4VPError.usage("cannot read the private JWK \(decryptionKey)")
-                    }
-                    vpToken = try verifier.open(response: given, key: try P256PrivateKeyHandle(jwk: jwk))
-                } else {
-                    vpToken = try verifier.open(posted: given, state: state)
-                }
-                let results = try verifier.verify(vpToken)
-                let below = results.flatMap(\.presentations).filter { !$0.meets(requireLevel) }
-                let refusal = below.first.map { PresentationReport.refusal($0.level, required: requireLevel) }
-                if json {
-                    var credentials: [String: [VPTokenReport.Presentation]] = [:]
-                    for result in results {
-                        credentials[result.queryID] = try result.presentations.map {
-                            VPTokenReport.Presentation(issuer: $0.issuer, level: $0.level, issuerCertificate: $0.issuerCertificate,
-                                                       claims: try JSONValue.object($0.claims.map { ($0.key, $0.value) }))
-                        }
-                    }
-                    printJSON(VPTokenReport(clientID: verifier.clientID, nonce: verifier.nonce, credentials: credentials, required: requireLevel, refusal: refusal))
-                } else {
-                    print(terminalSafe(refusal.map { "vp_token refused for \(verifier.clientID): \($0)" } ?? "vp_token valid for \(verifier.clientID)"))
-                    for result in results {
-                        for presentation in result.presentations {
-                            print(terminalSafe("  \(result.queryID) from \(presentation.issuer), level \(presentation.level.rawValue) (\(presentation.level.name))"))
-                            for (name, value) in presentation.claims.sorted(by: { $0.key < $1.key }) {
-                                print(terminalSafe("    \(name): \((try? CanonicalJSON.string(value)) ?? "\(value)")"))
-                            }
-                        }
-                    }
-                }
-                if refusal != nil { throw Exit.invalidDocument }
-                return
-            }
-            guard let aud, let nonce else { throw OpenID4VPError.usage("give --aud and --nonce, or --request") }
-            guard state == nil else { throw OpenID4VPError.usage("--state goes with --request") }
-            var verifier = PresentationVerifier(audience: aud, nonce: nonce)
-            verifier.maxAge = maxAge
-            verifier.issuerTrust = issuerTrust
-            let result = try verifier.verify(try readTokenArgument(token))
-            let report = try PresentationReport(result, required: requireLevel)
-            if json {
-                printJSON(report)
+                try verifyToken(answering: request, issuerTrust: issuerTrust)
             } else {
-                let level = "level \(result.level.rawValue) (\(result.level.name)\(result.issuerCertificate.map { ", certificate \($0)" } ?? ""))"
-                if let refusal = report.refusal {
-                    print(terminalSafe("Presentation refused (\(result.format.rawValue)) from \(result.issuer): \(refusal)"))
-                } else {
-                    print(terminalSafe("Presentation valid (\(result.format.rawValue)) from \(result.issuer), \(level)"))
-                }
-                for (name, value) in result.claims.sorted(by: { $0.key < $1.key }) {
-                    let text = (try? CanonicalJSON.string(value)) ?? "\(value)"
-                    print(terminalSafe("  \(name): \(text)"))
-                }
-            }
-            if report.refusal != nil {
-                if !json { printError(terminalSafe("error: \(report.refusal!)")) }
-                throw Exit.invalidDocument
+                try verifyPresentation(issuerTrust: issuerTrust)
             }
         } catch let error as CredentialError {
             printError("error: \(terminalSafe(error.description))")
@@ -364,5 +324,104 @@ struct VerifyPresentationCommand: ParsableCommand {
         } catch {
             throw fail(error, json: json)
         }
+    }
+
+    /// One presentation for --aud and --nonce.
+    func verifyPresentation(issuerTrust: IssuerChainCheck?) throws {
+        guard let aud, let nonce else { throw OpenID4VPError.usage("give --aud and --nonce, or --request") }
+        guard state == nil else { throw OpenID4VPError.usage("--state goes with --request") }
+        var verifier = PresentationVerifier(audience: aud, nonce: nonce)
+        verifier.maxAge = maxAge
+        verifier.issuerTrust = issuerTrust
+        if !vct.isEmpty { verifier.acceptedTypes = Set(vct) }
+        let result = try verifier.verify(try readToken())
+        let report = try PresentationReport(result, required: requireLevel)
+        if json {
+            printJSON(report)
+        } else {
+            printVerdict(result, report)
+        }
+        if let refusal = report.refusal {
+            if !json { printError(terminalSafe("error: \(refusal)")) }
+            throw Exit.invalidDocument
+        }
+    }
+
+    /// The verdict on one presentation; its claims only when it is valid.
+    func printVerdict(_ result: VerifiedPresentation, _ report: PresentationReport) {
+        if let refusal = report.refusal {
+            print(terminalSafe("Presentation refused (\(result.format.rawValue)) from \(result.issuer): \(refusal)"))
+            return
+        }
+        let certificate = result.issuerCertificate.map { ", certificate \($0)" } ?? ""
+        print(terminalSafe("Presentation valid (\(result.format.rawValue)) from \(result.issuer), level \(result.level.rawValue) (\(result.level.name)\(certificate))"))
+        printClaims(result.claims, indent: "  ")
+    }
+
+    func printClaims(_ claims: [String: Any], indent: String) {
+        for (name, value) in claims.sorted(by: { $0.key < $1.key }) {
+            print(terminalSafe("\(indent)\(name): \((try? CanonicalJSON.string(value)) ?? "\(value)")"))
+        }
+    }
+
+    /// --request: a vp_token (or the response that carries it) against the request it answers.
+    func verifyToken(answering requestFile: String, issuerTrust: IssuerChainCheck?) throws {
+        guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
+        var verifier = try VPTokenVerifier(request: try readRequest(requestFile))
+        verifier.maxAge = maxAge
+        verifier.issuerTrust = issuerTrust
+        verifier.acceptedTypes = vct.isEmpty ? nil : Set(vct)
+        let results = try verifier.verify(try openResponse(verifier))
+        let below = results.flatMap(\.presentations).first { !$0.meets(requireLevel) }
+        let refusal = below.map { PresentationReport.refusal($0.level, required: requireLevel) }
+        if json {
+            printJSON(try VPTokenReport(clientID: verifier.clientID, nonce: verifier.nonce, results: results.map { ($0.queryID, $0.presentations) },
+                                        required: requireLevel, refusal: refusal))
+        } else {
+            printTokenVerdict(results, clientID: verifier.clientID, refusal: refusal)
+        }
+        if refusal != nil { throw Exit.invalidDocument }
+    }
+
+    /// The vp_token TOKEN carries: a direct_post body or bare vp_token, or with
+    /// --decryption-key a direct_post.jwt response.
+    func openResponse(_ verifier: VPTokenVerifier) throws -> [String: [String]] {
+        let given = try readToken()
+        guard let decryptionKey else { return try verifier.open(posted: given, state: state) }
+        guard state == nil else { throw OpenID4VPError.usage("--state is read from the encrypted response; do not give it with --decryption-key") }
+        guard let data = FileManager.default.contents(atPath: decryptionKey),
+              let jwk = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw OpenID4VPError.usage("cannot read the private JWK \(decryptionKey)")
+        }
+        return try verifier.open(response: given, key: try P256PrivateKeyHandle(jwk: jwk))
+    }
+
+    /// The verdict on a vp_token; the claims of each presentation only when the whole is valid.
+    func printTokenVerdict(_ results: [VPTokenVerifier.Result], clientID: String, refusal: String?) {
+        print(terminalSafe(refusal.map { "vp_token refused for \(clientID): \($0)" } ?? "vp_token valid for \(clientID)"))
+        for result in results {
+            for presentation in result.presentations {
+                print(terminalSafe("  \(result.queryID) from \(presentation.issuer), level \(presentation.level.rawValue) (\(presentation.level.name))"))
+                if refusal == nil { printClaims(presentation.claims, indent: "    ") }
+            }
+        }
+    }
+
+    /// TOKEN, read up to 1 MiB: what is larger is refused before it is read to its end or parsed.
+    func readToken() throws -> String {
+        guard let text = try readBoundedArgument(token, limit: InputBounds.maxTokenBytes) else {
+            let source = token == "-" ? "stdin" : MessageText.bounded(token)
+            let why = "\(source) holds more than the \(InputBounds.maxTokenBytes) bytes (1 MiB) this verifier reads; it was refused unread"
+            if request != nil { throw OpenID4VPError.invalidResponse(why) }
+            throw CredentialError.rejected(why)
+        }
+        return text
+    }
+
+    func readRequest(_ file: String) throws -> String {
+        guard let text = try readBoundedArgument(file, limit: InputBounds.maxTokenBytes) else {
+            throw OpenID4VPError.usage("the request \(MessageText.bounded(file)) holds more than \(InputBounds.maxTokenBytes) bytes (1 MiB); give the request object you sent")
+        }
+        return text
     }
 }

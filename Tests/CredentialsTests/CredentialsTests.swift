@@ -352,3 +352,22 @@ import TestSupport
         }
     }
 }
+
+/// Issue 48, item 13: a refused presentation's claims are not reported as if they held.
+@Suite struct RefusedPresentationReport {
+    @Test func aPresentationBelowTheRequiredLevelReportsNoClaims() throws {
+        let claims = DerivedClaims(ageOver18: true, isHuman: true, nationality: nil, verificationMethod: "NFC Verified", evidence: [:],
+                                   expiry: Date().addingTimeInterval(86_400))
+        let token = try PassportCredential.present(claims, format: .sdJWT, disclose: ["age_over_18"], audience: "https://a.example",
+                                                   nonce: "n-1", key: try P256PrivateKey())
+        let verified = try PresentationVerifier(audience: "https://a.example", nonce: "n-1").verify(token)
+        func encoded(_ required: TrustLevel) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: try ReportEncoding.data(try PresentationReport(verified, required: required))) as? [String: Any])
+        }
+        let refused = try encoded(.L2)
+        #expect(refused["ok"] as? Bool == false)
+        #expect(refused["claims"] is NSNull, "a refused presentation's claims: \(refused["claims"] ?? "absent")")
+        let accepted = try encoded(.L1)
+        #expect((accepted["claims"] as? [String: Any])?["age_over_18"] as? Bool == true)
+    }
+}

@@ -204,7 +204,7 @@ import TestSupport
 
     static func signer(_ name: String = "TEST-ONLY-issuer") throws -> InstitutionIssuer {
         try IssuerTrust.institution(keyFile: pki.appendingPathComponent("\(name).key.pem").path,
-                                    chainFile: pki.appendingPathComponent("\(name)-chain.pem").path, issuer: "https://v.example")
+                                    chainFile: pki.appendingPathComponent("\(name)-chain.pem").path, issuer: nil)
     }
 
     static func clientID(_ signer: InstitutionIssuer) throws -> String {

@@ -273,7 +273,9 @@ public struct PresentationReport: Codable, Sendable, Equatable {
     public let requiredLevel: String
     /// The issuer certificate's subject (L2), else null.
     @NullEncoded public var issuerCertificate: String?
-    public let claims: [String: JSONValue]
+    /// The disclosed claims of a valid presentation; null when it is refused, whose claims
+    /// nobody vouches for (a self-issued credential's are the holder's own word).
+    @NullEncoded public var claims: [String: JSONValue]?
     @NullEncoded public var expires: String?
     /// Why it is not accepted (null when ok).
     @NullEncoded public var refusal: String?
@@ -291,7 +293,7 @@ public struct PresentationReport: Codable, Sendable, Equatable {
         levelName = presentation.level.name
         requiredLevel = required.rawValue
         issuerCertificate = presentation.issuerCertificate
-        claims = try JSONValue.object(presentation.claims.map { ($0.key, $0.value) })
+        claims = ok ? try JSONValue.object(presentation.claims.map { ($0.key, $0.value) }) : nil
         expires = presentation.expiry.map(ReportEncoding.time)
         refusal = ok ? nil : PresentationReport.refusal(presentation.level, required: required)
     }

@@ -59,9 +59,10 @@ public struct VPTokenReport: Codable, Sendable, Equatable {
         public let issuer: String
         public let level: String
         @NullEncoded public var issuerCertificate: String?
-        public let claims: [String: JSONValue]
+        /// Null when the vp_token is refused: nobody vouches for a refused presentation's claims.
+        @NullEncoded public var claims: [String: JSONValue]?
         enum CodingKeys: String, CodingKey { case issuer, level, claims, issuerCertificate = "issuer_certificate" }
-        public init(issuer: String, level: TrustLevel, issuerCertificate: String?, claims: [String: JSONValue]) {
+        public init(issuer: String, level: TrustLevel, issuerCertificate: String?, claims: [String: JSONValue]?) {
             self.issuer = issuer
             self.level = level.rawValue
             self.issuerCertificate = issuerCertificate
@@ -83,5 +84,18 @@ public struct VPTokenReport: Codable, Sendable, Equatable {
         self.clientID = clientID
         self.nonce = nonce
         self.credentials = credentials
+    }
+
+    /// The report of verified presentations by query id; their claims only when none is refused.
+    public init(clientID: String, nonce: String, results: [(queryID: String, presentations: [VerifiedPresentation])],
+                required: TrustLevel, refusal: String?) throws {
+        var credentials: [String: [Presentation]] = [:]
+        for (queryID, presentations) in results {
+            credentials[queryID] = try presentations.map {
+                Presentation(issuer: $0.issuer, level: $0.level, issuerCertificate: $0.issuerCertificate,
+                             claims: refusal == nil ? try JSONValue.object($0.claims.map { ($0.key, $0.value) }) : nil)
+            }
+        }
+        self.init(clientID: clientID, nonce: nonce, credentials: credentials, required: required, refusal: refusal)
     }
 }
