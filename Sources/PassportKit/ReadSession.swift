@@ -150,6 +150,10 @@ final class ReadSession {
             unavailable[file] = reason
             unavailableStatus[file] = status
             events(.fileUnavailable(file: file, reason: reason))
+        case .unusable(let why):
+            let reason = "not usable: \(why)"
+            unavailable[file] = reason
+            events(.fileUnavailable(file: file, reason: reason))
         }
     }
 

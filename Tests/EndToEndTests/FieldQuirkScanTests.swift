@@ -297,6 +297,46 @@ final class FieldQuirkScans {
         #expect(text.status == 0, "the dump without EF.COM verifies offline: \(text.stdout)\(text.stderr)")
     }
 
+    // MARK: a file that is not what its identifier holds (issue 48, item 2)
+
+    /// EF.DIR's application templates (several 61 objects, 90 bytes), as a chip answered the
+    /// READ BINARY of EF.COM's short identifier.
+    static let efDIR: [UInt8] = {
+        let first: [UInt8] = [0x4F, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x10, 0x01] + [0x50, 0x27] + Array(repeating: 0x41, count: 39)
+        let second: [UInt8] = [0x4F, 0x07, 0xA0, 0x00, 0x00, 0x02, 0x47, 0x20, 0x01] + [0x50, 0x19] + Array(repeating: 0x42, count: 25)
+        return TLV.encode(tag: 0x61, value: first) + TLV.encode(tag: 0x61, value: second)
+    }()
+
+    /// EF.COM answered with EF.DIR: not an EF.COM; EF.SOD lists the data groups and the scan goes
+    /// on (it stopped with "The chip sent 90 bytes of COM where 52 were expected", no dump).
+    @Test func anotherFileAnsweredForEFCOMIsReportedAndSkipped() throws {
+        #expect(Self.efDIR.count == 90 && Self.efDIR.prefix(2) == [0x61, 0x32])
+        let served = work.appendingPathComponent("EF.DIR.bin")
+        try Data(Self.efDIR).write(to: served)
+        let (r, out) = try scan(["--quirk", "served-file:COM=\(served.path)"], Self.trustArguments)
+        try expectServedFiles(r, out, notRead: [.com])
+        let list = try #require(r.json?["data_group_list"] as? [String: Any], "\(r.stdout.prefix(800))")
+        #expect(list["source"] as? String == "EF.SOD")
+        let problem = list["com_problem"] as? String ?? ""
+        #expect(problem.contains("tag 61") && problem.contains("52 bytes") && problem.contains("tag 60"), "\(problem)")
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true)
+    }
+
+    /// DG11 answered with another data group's object (DG12, tag 6C): reported as not usable,
+    /// naming file, tag and length; every other file is read and saved.
+    @Test func aDataGroupWithAnotherTagIsAReportProblem() throws {
+        let dg12 = try Data(contentsOf: Self.fixture.appendingPathComponent("DG12.bin"))
+        let served = work.appendingPathComponent("DG12-as-DG11.bin")
+        try dg12.write(to: served)
+        let (r, out) = try scan(["--quirk", "served-file:DG11=\(served.path)"], Self.trustArguments)
+        try #require(r.status == 0, "\(r.stderr.suffix(1200))")
+        let read = try DumpFolder(reading: out)
+        #expect(read.files[.dataGroup(11)] == nil)
+        #expect(read.files[.dataGroup(12)] == Array(dg12))
+        let reason = (r.json?["unavailable"] as? [[String: Any]])?.first { $0["name"] as? String == "DG11" }?["reason"] as? String ?? ""
+        #expect(reason.contains("tag 6C") && reason.contains("\(dg12.count) bytes") && reason.contains("tag 6B"), "\(reason)")
+    }
+
     // MARK: the passport leaves the reader
 
     /// Taken away in the middle of DG2 and put back 1.5 s later: the scan waits, checks it is the

@@ -471,15 +471,43 @@ enum ICAO {
         bench.complete()
     }
 
+    /// A chip answered EF.COM's short identifier with EF.DIR (two 61 objects, 90 bytes): not an
+    /// EF.COM, set aside with its tag and length; EF.SOD lists the data groups (issue 48, item 2).
+    @Test func anotherFileForEFCOMIsSetAside() throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        let dir = TLV.encode(tag: 0x61, value: [UInt8](repeating: 0x4F, count: 50)) + TLV.encode(tag: 0x61, value: [UInt8](repeating: 0x50, count: 36))
+        bench.chip.expectSecure(ScriptedChip.readBinary(shortFID: LDSFile.com.shortFID, ne: 231), ResponseAPDU(data: dir, status: StatusWord(0x6282)))
+        bench.chip.expectFile(.sod, try ReadTestData.fixture("passport/SOD.bin"))
+        #expect(try session.readDataGroupList() == Self.sodList)
+        #expect(session.unavailable[.com] == "not usable: its contents start with tag 61, an object of 52 bytes, where COM starts with tag 60")
+        bench.complete()
+    }
+
+    /// An EF.COM followed by other data (a second object) is not one EF.COM; followed by 00 or
+    /// FF padding (a file allocated larger than its contents) it is, without the padding.
+    @Test(arguments: [(0x00, true), (0xFF, true), (0x61, false)] as [(UInt8, Bool)])
+    func whatFollowsEFCOMDecidesWhetherItIsOne(trailing: UInt8, usable: Bool) throws {
+        let bench = ReaderBench()
+        let session = try bench.bacSession()
+        let com = try ReadTestData.fixture("passport/COM.bin")
+        bench.chip.expectSecure(ScriptedChip.readBinary(shortFID: LDSFile.com.shortFID, ne: 231),
+                                ResponseAPDU(data: com + [UInt8](repeating: trailing, count: 16), status: StatusWord(0x6282)))
+        if !usable { bench.chip.expectFile(.sod, try ReadTestData.fixture("passport/SOD.bin")) }
+        _ = try session.readDataGroupList()
+        #expect(session.files[.com] == (usable ? com : nil))
+        #expect((session.unavailable[.com]?.contains("not one object")) == (usable ? nil : true), "\(session.unavailable)")
+        bench.complete()
+    }
+
     @Test func anEFCOMThatIsNotOneIsSetAsideAndEFSODListsTheDataGroups() throws {
         let bench = ReaderBench()
         let session = try bench.bacSession()
         bench.chip.expectFile(.com, hex("6102 5C00"))
         bench.chip.expectFile(.sod, try ReadTestData.fixture("passport/SOD.bin"))
         #expect(try session.readDataGroupList() == Self.sodList)
-        let cause = String(describing: TLVError.unexpectedTag(expected: 0x60, found: 0x61))
         #expect(session.files[.com] == nil, "a file that is not an EF.COM is not saved as one")
-        #expect(session.evidence().dataGroupList?.comProblem == "not an EF.COM (\(cause))")
+        #expect(session.evidence().dataGroupList?.comProblem == "not usable: its contents start with tag 61, an object of 4 bytes, where COM starts with tag 60")
         bench.complete()
     }
 

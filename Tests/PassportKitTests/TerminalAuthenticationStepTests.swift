@@ -13,6 +13,7 @@ import TestSupport
     static let com = try! EFCOM(bytes: Array(Data(contentsOf: TestPaths.fixtures.appendingPathComponent("passport-eac/COM.bin"))))
     static let efCVCA = Array(try! Data(contentsOf: TestPaths.fixtures.appendingPathComponent("passport-eac/CVCA.bin")))
     static let dg3 = TLV.encode(tag: 0x63, value: [UInt8](repeating: 0xAB, count: 396))
+    static let dg4 = TLV.encode(tag: 0x76, value: [UInt8](repeating: 0xCD, count: 396))
     static let binding = TerminalAuthenticationBinding(idPICC: Array("C01X00T478".utf8), compressedTerminalKey: [UInt8](repeating: 0x5A, count: 32))
 
     static func credentials(_ folder: String) throws -> TerminalCredentials {
@@ -174,7 +175,7 @@ import TestSupport
         let credentials = try Self.credentials("terminal")
         Self.expectChain(bench.chip, credentials)
         bench.chip.expectFile(.dataGroup(3), Self.dg3)
-        bench.chip.expectFile(.dataGroup(4), Self.dg3)
+        bench.chip.expectFile(.dataGroup(4), Self.dg4)
         let dg11 = TLV.encode(tag: 0x6B, value: [UInt8](repeating: 0x11, count: 40))
         bench.chip.expectFile(.dataGroup(11), dg11)
         try session.readProtectedFiles(listed: Self.com.dataGroups, credentials: credentials)
