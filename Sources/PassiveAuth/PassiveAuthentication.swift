@@ -149,8 +149,13 @@ public enum PassiveAuthentication {
                     report.fail("EF.SOD uses an unknown hash algorithm (\(sod.hashAlgorithmOID)).")
                     break
                 }
-                if OpenSSLCrypto.digest(algorithm, bytes) == expected {
+                let actual = OpenSSLCrypto.digest(algorithm, bytes)
+                if actual == expected {
                     status = .valid
+                } else if actual.count != expected.count {
+                    // Not an altered data group: EF.SOD's value cannot be a hash of that algorithm.
+                    status = .mismatch
+                    report.fail("DG\(number): EF.SOD's hash value is \(expected.count) bytes, but \(algorithm.rawValue), the algorithm EF.SOD declares, gives \(actual.count): EF.SOD is malformed (its hashes were made with another algorithm than it names, or cut).")
                 } else {
                     status = .mismatch
                     report.fail("DG\(number): its \(algorithm.rawValue) hash does not match the one in EF.SOD: the data group was altered.")
