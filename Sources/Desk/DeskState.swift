@@ -210,7 +210,7 @@ public final class DeskState: Sendable {
 
     static func isWarning(_ event: ScanEvent) -> Bool {
         switch event {
-        case .interrupted, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication, .sessionReopened, .terminalAuthenticationFailed,
+        case .interrupted, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication, .sessionReopened, .noAccessControl, .terminalAuthenticationFailed,
              .fileUnavailable: return true
         default: return false
         }

@@ -51,6 +51,11 @@ public enum DeskVerdicts {
     static func access(_ scan: ScanReport) -> DeskVerdict {
         var verdict = DeskVerdict(check: "access_control", title: "Access control", status: .passed,
                                   summary: "\(scan.accessProtocol), \(scan.apdus) APDUs in \(scan.seconds) s")
+        if scan.accessProtocol == "none" {
+            verdict = DeskVerdict(check: "access_control", title: "Access control", status: .neutral,
+                                  summary: "none: the chip offers no access control; its data travelled unprotected",
+                                  details: ["No PACE, and BAC not supported: the files were read in plain."])
+        }
         if let fallback = scan.paceFallback {
             verdict = DeskVerdict(check: "access_control", title: "Access control", status: .neutral,
                                   summary: "\(scan.accessProtocol): PACE was offered but failed, BAC was used",

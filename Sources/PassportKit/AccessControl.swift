@@ -9,10 +9,14 @@ enum AccessGained {
     case bac(MRZAccessKey)
     /// The current session's PACE result (its CAM data is checked against EF.CardSecurity) and the password.
     case pace(PACE.Result, PACE.Password)
+    /// A chip that offers no access control (no PACE, BAC not supported) and serves its files in
+    /// plain: the MRZ key still binds terminal authentication's ID_PICC, as after BAC.
+    case unprotected(MRZAccessKey)
 
     var protocolName: String {
         switch self {
         case .bac: return "BAC"
+        case .unprotected: return "none"
         case .pace(let result, _): return result.description
         }
     }
@@ -29,10 +33,22 @@ public struct PACEFallback: Sendable, Equatable, Codable {
 /// and the file reader over that. A new session (after recovery or chip authentication) is a
 /// new stack.
 struct SecureStack {
-    let secure: SecureMessagingChannel
+    /// Where commands go: the secure-messaging channel, or the plain one on a chip without access control.
+    let channel: CardChannel
+    let secure: SecureMessagingChannel?
     let reader: ChipFileReader
 
+    /// A chip without access control: files read in plain, up to 256 bytes per short answer.
+    init(plain: CardChannel, learned: LearnedReadSize) {
+        channel = plain
+        secure = nil
+        let chip = learned.chipResponseData ?? 65536
+        reader = ChipFileReader(channel: plain, maxShortPlaintext: min(learned.readerResponseData, chip, 256),
+                                maxExtendedPlaintext: chip > 256 ? chip : nil, learned: learned)
+    }
+
     init(_ secure: SecureMessagingChannel, learned: LearnedReadSize) {
+        channel = secure
         self.secure = secure
         // The chip's own bound (EF.ATR/INFO) keeps every read within what it can answer.
         let chip = learned.chipResponseData ?? 65536
@@ -74,6 +90,10 @@ struct AccessControl {
         do {
             let (gained, stack) = try establishByBAC(key)
             return (gained, stack, nil)
+        } catch let bacError where cardAccess == nil && Self.hasNoBAC(bacError) && (try? servesFilesInPlain()) == true {
+            // No PACE, no BAC, and EF.COM readable without either: a chip without access control.
+            events(.noAccessControl)
+            return (.unprotected(key), SecureStack(plain: channel, learned: learned), nil)
         } catch let bacError where cardAccess != nil && Self.refusesBAC(bacError) {
             // EF.CardAccess is there (a PACE chip) but offers nothing usable, and the chip refuses
             // BAC: say so, rather than only that BAC was refused.
@@ -101,6 +121,18 @@ struct AccessControl {
                 throw Self.refusal(error, password: password, bacRefused: "\(bacError)")
             }
         }
+    }
+
+    /// GET CHALLENGE or MUTUAL AUTHENTICATE answered "instruction not supported" (6D00).
+    static func hasNoBAC(_ error: Error) -> Bool {
+        if case SecurityError.unexpectedStatus(_, let status) = error { return status == .insNotSupported }
+        return false
+    }
+
+    /// Whether the selected application gives EF.COM's header to a plain READ BINARY.
+    private func servesFilesInPlain() throws -> Bool {
+        let answer = try channel.transmit(CommandAPDU(ins: 0xB0, p1: 0x80 | LDSFile.com.shortFID, p2: 0, ne: 4))
+        return answer.status.isSuccess && answer.data.first == 0x60
     }
 
     /// BAC refused by the chip as such (the application, or MUTUAL AUTHENTICATE with a status
@@ -134,10 +166,13 @@ struct AccessControl {
         case .bac(let key):
             let session = try runBAC(key)
             return (gained, stack(keys: session.keys, ssc: session.ssc))
+        case .unprotected:
+            try Self.selectApplication(over: channel)
+            return (gained, SecureStack(plain: channel, learned: learned))
         case .pace(let first, let password):
             let result = try runPACE(first.info, password: password)
             let stack = stack(keys: result.keys, ssc: result.ssc)
-            if selectApplication { try Self.selectApplication(over: stack.secure) }
+            if selectApplication { try Self.selectApplication(over: stack.channel) }
             return (.pace(result, password), stack)
         }
     }

@@ -64,19 +64,18 @@ final class ChipFileReader {
         case read([UInt8])
         /// The chip refused the file (e.g. 6982 for EAC-protected DG3, 6A82 absent).
         case unavailable(StatusWord)
-        /// The chip gave something that is not this file: another outer tag than its identifier
-        /// requires, or more than its one object (why, for the report).
-        case unusable(String)
     }
 
-    /// Thrown inside a read whose first bytes show it is not the file asked for.
-    private struct NotThisFile: Error { let why: String }
+    /// What is wrong with the file just read, when its contents are not what its identifier
+    /// holds (another outer tag, more than one object): for the report; the bytes are kept as read.
+    private(set) var problem: String?
 
     /// Reads the whole of `file`; `progress` gets (bytes read, total bytes). With `resumingAfter`,
     /// continues a read that an earlier session lost: selects the file and goes on from there.
     func read(_ file: LDSFile, resumingAfter earlier: [UInt8] = [], selectFirst: Bool = false,
               progress: (Int, Int) -> Void) throws -> Outcome {
         partial = earlier
+        problem = nil
         if !earlier.isEmpty {
             let select = try channel.transmit(CommandAPDU.selectFile(file.fid))
             guard select.status.isSuccess else { throw ReadError.chipError(file: file, status: select.status) }
@@ -103,12 +102,7 @@ final class ChipFileReader {
             if case .read = outcome, first.status.value != 0x6A82 { learned.selectsByIdentifier = true }
             return outcome
         }
-        return try readChecked { try continueReading(file, start: first.data, progress: progress) }
-    }
-
-    /// A read that ends early as `unusable` when its first bytes are not the file's.
-    private func readChecked(_ body: () throws -> [UInt8]) throws -> Outcome {
-        do { return .read(try body()) } catch let other as NotThisFile { return .unusable(other.why) }
+        return .read(try continueReading(file, start: first.data, progress: progress))
     }
 
     private func readAfterSelect(_ file: LDSFile, progress: (Int, Int) -> Void) throws -> Outcome {
@@ -118,7 +112,7 @@ final class ChipFileReader {
         case 0x6982, 0x6A82, 0x6985, 0x6986: return .unavailable(select.status)
         default: throw ReadError.chipError(file: file, status: select.status)
         }
-        do { return try readChecked { try continueReading(file, start: [], progress: progress) } } catch let refusal as Withheld {
+        do { return .read(try continueReading(file, start: [], progress: progress)) } catch let refusal as Withheld {
             return .unavailable(refusal.status)
         }
     }
@@ -130,8 +124,14 @@ final class ChipFileReader {
     private func continueReading(_ file: LDSFile, start: [UInt8], progress: (Int, Int) -> Void) throws -> [UInt8] {
         var data = start
         partial = data
-        var total = try Self.objectLength(of: file, data) ?? Int.max
-        if data.count > total { data = try Self.withoutPadding(file, data, objectLength: total) }
+        var total = try Self.objectLength(data) ?? Int.max
+        if problem == nil { problem = Self.otherTag(file, data) }
+        if data.count > total {
+            // More than the object in the first answer: padding is dropped; other data is kept as
+            // the chip sent it, and named.
+            problem = problem ?? Self.moreThanOneObject(file, data, objectLength: total)
+            if problem == nil { data.removeLast(data.count - total) } else { total = data.count }
+        }
         try Self.requireWithinLimit(file, total == Int.max ? data.count : total)
         progress(data.count, total == Int.max ? 0 : total)
         while data.count < total {
@@ -151,7 +151,7 @@ final class ChipFileReader {
                 throw ReadError.tooMuchData(file: file, requested: wanted, got: response.data.count)
             }
             data += response.data
-            if total == Int.max, let length = try Self.objectLength(of: file, data) {
+            if total == Int.max, let length = try Self.objectLength(data) {
                 total = length
                 try Self.requireWithinLimit(file, total)
                 // An indefinite length ends inside the last chunk; what follows is the file's padding.
@@ -177,28 +177,20 @@ final class ChipFileReader {
         try TLV.knownLength(ofObjectStartingWith: data[...])
     }
 
-    /// The same, after checking that the object is the one the file's identifier requires (EF.COM
-    /// 60, DG1 61, DG2 75, EF.SOD 77, …): another object means the chip answered with another
-    /// file, which is reported, not taken for this one.
-    private static func objectLength(of file: LDSFile, _ data: [UInt8]) throws -> Int? {
-        if let tag = file.tag, let first = data.first, UInt32(first) != tag {
-            let length = (try? objectLength(data)).flatMap { $0 }.map { ", an object of \($0) bytes" } ?? ""
-            throw NotThisFile(why: "its contents start with tag \(hexString([first]))\(length), where \(file) starts with tag \(hexString([UInt8(tag)]))")
-        }
-        do { return try objectLength(data) } catch let error as TLVError {
-            throw NotThisFile(why: "its first bytes are not a BER-TLV object (\(error))")
-        }
+    /// The object is not the one the file's identifier requires (EF.COM 60, DG1 61, DG2 75,
+    /// EF.SOD 77, …): the chip answered with another file, or a malformed one.
+    private static func otherTag(_ file: LDSFile, _ data: [UInt8]) -> String? {
+        guard let tag = file.tag, let first = data.first, UInt32(first) != tag else { return nil }
+        let length = (try? objectLength(data)).flatMap { $0 }.map { ", an object of \($0) bytes" } ?? ""
+        return "\(file) read from the chip starts with tag \(hexString([first]))\(length), where \(file) starts with tag \(hexString([UInt8(tag)]))"
     }
 
-    /// A first answer longer than the file's one object: padding after it (00 or FF, a file
-    /// allocated larger than its contents) is dropped; anything else means the chip holds
-    /// several objects where the file has one.
-    private static func withoutPadding(_ file: LDSFile, _ data: [UInt8], objectLength: Int) throws -> [UInt8] {
+    /// A first answer longer than the file's one object: 00 or FF after it is padding (a file
+    /// allocated larger than its contents, nil); anything else means more than one object.
+    private static func moreThanOneObject(_ file: LDSFile, _ data: [UInt8], objectLength: Int) -> String? {
         let after = data[objectLength...]
-        guard after.allSatisfy({ $0 == 0x00 }) || after.allSatisfy({ $0 == 0xFF }) else {
-            throw NotThisFile(why: "it holds \(data.count) bytes or more, not one object: its first object (tag \(hexString([data[0]]))) is \(objectLength) bytes, and other data follows")
-        }
-        return Array(data.prefix(objectLength))
+        if after.allSatisfy({ $0 == 0x00 }) || after.allSatisfy({ $0 == 0xFF }) { return nil }
+        return "\(file) read from the chip is not one object: its first object (tag \(hexString([data[0]]))) is \(objectLength) bytes, and \(after.count) bytes of other data follow it"
     }
 
     /// READ BINARY at `offset`: INS B0 with a 15-bit offset, INS B1 with DO'54' beyond that.

@@ -28,6 +28,9 @@ public enum ScanEvent: Sendable {
     case interrupted(file: LDSFile, bytesRead: Int, waitingSeconds: Double)
     /// It came back (the same document) and the read of `file` goes on at `offset`.
     case resumed(file: LDSFile, offset: Int, afterSeconds: Double)
+    /// The chip offers no access control (no PACE, BAC not supported) and serves its files in
+    /// plain: they are read unprotected.
+    case noAccessControl
     /// The chip answered a protected command (`after`) with a bare status word: a new session is
     /// opened (access control, chip authentication) before the next command.
     case sessionReopened(after: String, status: StatusWord)
@@ -77,6 +80,9 @@ public struct ChipContents: Sendable {
     public let paceFallback: PACEFallback?
     /// Reads the passport's leaving the reader interrupted and that were resumed.
     public var interruptions: [ReadInterruption] = []
+    /// Files whose contents are not what their identifier holds (another outer tag, more than
+    /// one object), as the report states it; the files are kept as read.
+    public var fileProblems: [String] = []
 }
 
 /// The challenge and the chip's answer of Active Authentication, as recorded.

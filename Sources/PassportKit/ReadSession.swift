@@ -21,6 +21,8 @@ final class ReadSession {
     var statistics: [LDSFile: FileReadStatistics] = [:]
     /// Files the chip did not give, with the reason.
     var unavailable: [LDSFile: String] = [:]
+    /// Files read whose contents are not what their identifier holds (kept as read), with why.
+    var fileProblems: [LDSFile: String] = [:]
     /// The status word each unavailable file was refused with.
     var unavailableStatus: [LDSFile: StatusWord] = [:]
     var chipAuthentication = AuthenticationOutcome.notSupported("the chip has no DG14")
@@ -104,7 +106,7 @@ final class ReadSession {
             guard let ca = performedChipAuthentication else { return }
             events(.authenticating(protocol: "Chip Authentication"))
             do {
-                let (secure, terminalKey) = try ca.perform(over: stack.secure, raw: plain)
+                let (secure, terminalKey) = try ca.perform(over: stack.channel, raw: plain)
                 replaceStack(secure)
                 terminalBinding = TerminalAuthenticationBinding(idPICC: idPICC(),
                                                                 compressedTerminalKey: TerminalAuthenticationBinding.compress(terminalKey, isDH: ca.info.isDH))
@@ -123,7 +125,7 @@ final class ReadSession {
     /// Opens a new session when the chip answered the last protected command in plain: it may
     /// or may not have counted that command, so the old session's counters cannot be trusted.
     func reopenIfEndedByPlainAnswer(selectApplication: Bool = true) throws {
-        guard let answer = stack.secure.endedByPlainAnswer else { return }
+        guard let answer = stack.secure?.endedByPlainAnswer else { return }
         reopenedSessions.append(ChipEvidence.ReopenedSession(after: answer.command, statusWord: hexString([answer.status.sw1, answer.status.sw2])))
         events(.sessionReopened(after: answer.command, status: answer.status))
         try reopen(selectApplication: selectApplication)
@@ -141,6 +143,7 @@ final class ReadSession {
         switch try readRecovering(file, recover: recover, selectFirst: selectFirst) {
         case .read(let bytes):
             files[file] = bytes
+            fileProblems[file] = stack.reader.problem
             statistics[file] = FileReadStatistics(apdus: plain.apduCount - before, seconds: Date().timeIntervalSince(started))
             events(.fileRead(file: file, bytes: bytes.count))
         case .unavailable(let status):
@@ -149,10 +152,6 @@ final class ReadSession {
                 : "not readable (\(status))"
             unavailable[file] = reason
             unavailableStatus[file] = status
-            events(.fileUnavailable(file: file, reason: reason))
-        case .unusable(let why):
-            let reason = "not usable: \(why)"
-            unavailable[file] = reason
             events(.fileUnavailable(file: file, reason: reason))
         }
     }
@@ -268,6 +267,7 @@ final class ReadSession {
                      readerName: readerName, apdus: apdus, seconds: seconds,
                      chipAuthentication: chipAuthentication, chipAuthenticationMethod: chipAuthenticationMethod,
                      activeAuthentication: activeAuthentication,
-                     evidence: evidence(), paceFallback: paceFallback, interruptions: interruptions)
+                     evidence: evidence(), paceFallback: paceFallback, interruptions: interruptions,
+                     fileProblems: fileProblems.keys.sorted().compactMap { fileProblems[$0] })
     }
 }

@@ -43,7 +43,7 @@ extension ReadSession {
     /// PACE runs in the master file: select the eMRTD application (under secure messaging).
     func selectApplicationAfterPACE() throws {
         guard case .pace = gained else { return }
-        try AccessControl.selectApplication(over: stack.secure)
+        try AccessControl.selectApplication(over: stack.channel)
     }
 
     // MARK: the list of data groups
@@ -54,10 +54,15 @@ extension ReadSession {
     func readDataGroupList() throws -> [LDSFile] {
         try readFile(.com)
         if let bytes = files[.com] {
-            do { return try EFCOM(bytes: bytes).dataGroups } catch {
+            do {
+                // An EF.COM with another tag or more than its one object lists nothing reliably.
+                if let problem = fileProblems[.com] { throw ScanError.malformedFile(file: .com, cause: problem) }
+                return try EFCOM(bytes: bytes).dataGroups
+            } catch {
                 files[.com] = nil
                 statistics[.com] = nil
-                unavailable[.com] = "not an EF.COM (\(error))"
+                fileProblems[.com] = nil
+                unavailable[.com] = "not an EF.COM (\(Self.comProblem(error)))"
             }
         }
         try readFile(.sod)
@@ -71,6 +76,11 @@ extension ReadSession {
         } catch {
             throw ScanError.malformedFile(file: .sod, cause: "\(error) (EF.COM is missing too, so nothing lists the data groups)")
         }
+    }
+
+    private static func comProblem(_ error: Error) -> String {
+        if case .malformedFile(_, let cause)? = error as? ScanError { return cause }
+        return String(describing: error)
     }
 
     /// "EF.COM" or "EF.SOD": what the list of data groups came from, for messages.
@@ -90,7 +100,26 @@ extension ReadSession {
             try runChipAuthentication(dg14: dg14, provenBy: listed.sorted().first { $0 != .dataGroup(14) && files[$0] == nil } ?? .sod)
         } else if let reason = unavailable[.dataGroup(14)] {
             chipAuthentication = .failed("\(listSource) lists DG14 but the chip did not give it: \(reason)")
+        } else if let announced = chipAuthenticationInCardAccess() {
+            chipAuthentication = .notSupported(announced)
         }
+    }
+
+    /// Without DG14, EF.CardAccess may still announce chip authentication (version 2 or 3, as on
+    /// eID-style documents) whose keys are in EF.CardSecurity: say that, rather than "no DG14".
+    private func chipAuthenticationInCardAccess() -> String? {
+        guard let bytes = files[.cardAccess], let infos = try? SecurityInfos(bytes: bytes) else { return nil }
+        let versions = infos.infos.compactMap { info -> Int? in
+            if case .chipAuthentication(let ca) = info { return ca.version }
+            return nil
+        }
+        guard let version = versions.first else { return nil }
+        let cardSecurity = unavailableStatus[.cardSecurity] == .securityStatusNotSatisfied
+            ? "in EF.CardSecurity, which the chip gives only after terminal authentication"
+            : "in EF.CardSecurity, not in a DG14"
+        return "EF.CardAccess announces chip authentication version \(version) with its keys \(cardSecurity) "
+            + "(EAC version 2: PACE, terminal authentication, EF.CardSecurity, then chip authentication); this reader runs "
+            + "chip authentication with DG14's key (EAC version 1) only"
     }
 
     /// CA replaces the session keys; `next` is then read under the new keys: a chip without the
@@ -126,7 +155,7 @@ extension ReadSession {
     /// identifiers then proves its keys with the protected answers to SELECT and READ BINARY).
     private func attemptChipAuthentication(_ ca: ChipAuthentication, provenBy next: LDSFile, selectFirst: inout Bool) throws {
         events(.authenticating(protocol: "Chip Authentication"))
-        let (secure, terminalKey) = try ca.perform(over: stack.secure, raw: plain)
+        let (secure, terminalKey) = try ca.perform(over: stack.channel, raw: plain)
         replaceStack(secure)
         // Only an answer with a valid MAC proves the chip holds the key. A chip that derived
         // other keys may answer with a bare status word (6985, 6A82, …): that says it has left
@@ -223,7 +252,7 @@ extension ReadSession {
             let aa = try ActiveAuthentication(dg15: try DataGroup15(bytes: dg15),
                                               dg14: files[.dataGroup(14)].flatMap { try? SecurityInfos(bytes: $0) },
                                               random: control.random)
-            let answer = try aa.exchange(over: stack.secure)
+            let answer = try aa.exchange(over: stack.channel)
             activeAuthenticationEvidence = ActiveAuthenticationEvidence(algorithm: aa.signature.algorithm,
                                                                         challenge: answer.challenge, signature: answer.signature)
             try aa.verify(answer)

@@ -22,6 +22,8 @@ extension ScanEvent {
             return "The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)"
         case .retryingChipAuthentication(let reason):
             return "Chip authentication failed (\(reason)); opening a new session and trying it once more"
+        case .noAccessControl:
+            return "The chip offers no access control (no PACE, and BAC is not supported): reading it in plain, unprotected"
         case .sessionReopened(let command, let status):
             return "The chip answered \(command) without secure messaging (\(status)); opening a new session before the next command"
         case .terminalAuthenticationFailed(let reason):

@@ -35,7 +35,7 @@ extension ReadSession {
             // A session opened again for EF.CVCA has its own binding; one without chip authentication none.
             guard let binding = terminalBinding else { throw SecurityError.chipAuthenticationFailed(chipAuthentication.detail ?? "chip authentication did not pass again") }
             let result = try TerminalAuthentication(credentials: credentials)
-                .perform(over: stack.secure, chipTrustPoints: trustPoints, binding: binding, extendedLength: plain.supportsExtendedLength)
+                .perform(over: stack.channel, chipTrustPoints: trustPoints, binding: binding, extendedLength: plain.supportsExtendedLength)
             outcome.status = "passed"
             outcome.sent = result.sent
             events(.authenticated(protocol: "Terminal Authentication"))
@@ -87,9 +87,9 @@ extension ReadSession {
 
     /// EF.CVCA, by short identifier; selected in a new session when the chip answers that read in plain.
     private func readEFCVCA() throws -> [UInt8] {
-        do { return try TerminalAuthentication.readEFCVCA(over: stack.secure) } catch SecurityError.secureMessagingEnded where stack.secure.endedByPlainAnswer != nil {
+        do { return try TerminalAuthentication.readEFCVCA(over: stack.channel) } catch SecurityError.secureMessagingEnded where stack.secure?.endedByPlainAnswer != nil {
             try reopenIfEndedByPlainAnswer()
-            return try TerminalAuthentication.readEFCVCA(over: stack.secure, selectFirst: true)
+            return try TerminalAuthentication.readEFCVCA(over: stack.channel, selectFirst: true)
         }
     }
 
@@ -97,7 +97,7 @@ extension ReadSession {
     /// the chip's compressed ephemeral PACE key.
     func idPICC() -> [UInt8] {
         switch gained {
-        case .bac(let key):
+        case .bac(let key), .unprotected(let key):
             let information = key.mrzInformation
             let number = max(9, key.documentNumber.count)
             return TerminalAuthenticationBinding.idPICC(documentNumberWithCheckDigit: String(information.prefix(number + 1)))

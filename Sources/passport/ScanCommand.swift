@@ -202,6 +202,9 @@ struct ScanCommand: ParsableCommand {
         if let list = contents.evidence.dataGroupList {
             print("  Data groups    listed by \(list.source), since EF.COM was \(list.comProblem)")
         }
+        if contents.accessProtocol == "none" {
+            print("  Access         none: the chip offers no access control (no PACE, BAC not supported); its data travelled unprotected")
+        }
         for reopened in contents.evidence.reopenedSessions ?? [] {
             print("  Session        opened again: the chip answered \(reopened.after) without secure messaging (\(reopened.statusWord))")
         }
@@ -212,7 +215,7 @@ struct ScanCommand: ParsableCommand {
             print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(outcome.status.replacingOccurrences(of: "_", with: " "))" + (outcome.detail.map { ": \($0)" } ?? ""))
         }
         if let terminal = contents.evidence.terminalAuthentication { print("  Terminal auth. \(Self.describe(terminal))") }
-        for problem in details.problems { print("  Problem        \(problem)") }
+        for problem in contents.fileProblems + details.problems { print("  Problem        \(problem)") }
         print("  Dump           \(dump.path)")
         if let verification, let trust {
             print("")

@@ -164,7 +164,7 @@ final class WatchOutput: @unchecked Sendable {
     func progress(_ reader: String, _ event: ScanEvent) {
         switch event {
         case .waitingForCard: say(reader, "Waiting for a document on \(reader)…")
-        case .interrupted, .resumed, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication, .sessionReopened, .terminalAuthenticationFailed:
+        case .interrupted, .resumed, .recovering, .paceFailed, .extendedLengthRefused, .retryingChipAuthentication, .sessionReopened, .noAccessControl, .terminalAuthenticationFailed:
             if let text = event.progressText { say(reader, text) }
         default: return
         }

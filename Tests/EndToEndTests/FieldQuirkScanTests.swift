@@ -297,6 +297,32 @@ final class FieldQuirkScans {
         #expect(text.status == 0, "the dump without EF.COM verifies offline: \(text.stdout)\(text.stderr)")
     }
 
+    // MARK: a chip without access control (issue 48, item 5; TR-03105 5.1 ISO7816_A_01)
+
+    /// No EF.CardAccess, MUTUAL AUTHENTICATE not supported (6D00), EF.COM readable in plain: read
+    /// in plain, saying so; DG14 offers chip authentication, which runs in plain and the rest is
+    /// read under its keys; active authentication passes; the dump verifies.
+    @Test func aChipWithoutAccessControlIsReadInPlain() throws {
+        let (r, out) = try scan(["--quirk", "no-access-control"], Self.trustArguments)
+        try expectServedFiles(r, out)
+        try Harness.expectShape(r, "scan")
+        #expect(r.json?["access_protocol"] as? String == "none")
+        #expect((r.json?["chip_authentication"] as? [String: Any])?["status"] as? String == "passed", "\(r.json?["chip_authentication"] ?? "")")
+        #expect((r.json?["active_authentication"] as? [String: Any])?["status"] as? String == "passed")
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true)
+        #expect(r.stderr.contains("offers no access control"), "\(r.stderr.suffix(600))")
+        let text = try Harness.passport(["scan", "--out", work.appendingPathComponent(UUID().uuidString).path] + Self.keyArguments + Self.trustArguments)
+        #expect(text.stdout.contains("Access         none: the chip offers no access control") && text.stdout.contains("travelled unprotected"), "\(text.stdout)")
+    }
+
+    /// A copy that poses as a chip without access control to escape chip authentication still
+    /// meets it: DG14 (signed in EF.SOD) offers it, and a chip without the key fails it.
+    @Test func aCopyWithoutAccessControlStillFailsChipAuthentication() throws {
+        let (r, _) = try scan(["--quirk", "no-access-control", "--ca-wrong-key"], Self.trustArguments)
+        #expect(r.status == 1, "\(r.stderr.suffix(800))")
+        #expect((r.json?["chip_authentication"] as? [String: Any])?["status"] as? String == "failed", "\(r.json?["chip_authentication"] ?? "")")
+    }
+
     // MARK: a file that is not what its identifier holds (issue 48, item 2)
 
     /// EF.DIR's application templates (several 61 objects, 90 bytes), as a chip answered the
@@ -322,19 +348,21 @@ final class FieldQuirkScans {
         #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true)
     }
 
-    /// DG11 answered with another data group's object (DG12, tag 6C): reported as not usable,
-    /// naming file, tag and length; every other file is read and saved.
+    /// DG11 answered with another data group's object (DG12, tag 6C): a problem naming file, tag
+    /// and length; DG11 is kept as the chip gave it (so its hash fails against EF.SOD, exit 1),
+    /// and every other file is read and saved.
     @Test func aDataGroupWithAnotherTagIsAReportProblem() throws {
         let dg12 = try Data(contentsOf: Self.fixture.appendingPathComponent("DG12.bin"))
         let served = work.appendingPathComponent("DG12-as-DG11.bin")
         try dg12.write(to: served)
         let (r, out) = try scan(["--quirk", "served-file:DG11=\(served.path)"], Self.trustArguments)
-        try #require(r.status == 0, "\(r.stderr.suffix(1200))")
-        let read = try DumpFolder(reading: out)
-        #expect(read.files[.dataGroup(11)] == nil)
-        #expect(read.files[.dataGroup(12)] == Array(dg12))
-        let reason = (r.json?["unavailable"] as? [[String: Any]])?.first { $0["name"] as? String == "DG11" }?["reason"] as? String ?? ""
-        #expect(reason.contains("tag 6C") && reason.contains("\(dg12.count) bytes") && reason.contains("tag 6B"), "\(reason)")
+        #expect(r.status == 1, "\(r.stderr.suffix(1200))")
+        let read = try DumpFolder(reading: out), original = try DumpFolder(reading: Self.fixture)
+        #expect(read.files[.dataGroup(11)] == Array(dg12))
+        for (file, bytes) in original.files where file != .dataGroup(11) { #expect(read.files[file] == bytes, "\(file)") }
+        let problems = r.json?["problems"] as? [String] ?? []
+        #expect(problems.contains { $0.contains("DG11") && $0.contains("tag 6C") && $0.contains("\(dg12.count) bytes") && $0.contains("tag 6B") }, "\(problems)")
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == false)
     }
 
     // MARK: the passport leaves the reader

@@ -307,6 +307,7 @@ final class EventLog {
             case .retryingChipAuthentication(let reason): return "retrying chip authentication: \(reason)"
             case .extendedLengthRefused(let file): return "extended length refused at \(file)"
             case .sessionReopened(let command, let status): return "reopened after \(command) \(status)"
+            case .noAccessControl: return "no access control"
             case .interrupted(let file, let read, _): return "interrupted \(file) at \(read)"
             case .resumed(let file, let offset, _): return "resumed \(file) at \(offset)"
             case .terminalAuthenticationFailed(let reason): return "terminal authentication failed: \(reason)"

@@ -47,6 +47,13 @@ class UncountedStatus(Exception):
         self.sw = sw
 
 
+class PlainSession:
+    """No secure messaging (a chip without access control): what chip and active
+    authentication ask of a session."""
+    kind = "none"
+    chip_authenticated = False
+
+
 def sw_bytes(sw):
     return sw.to_bytes(2, "big")
 
@@ -198,6 +205,11 @@ class EmrtdOS(SmartcardOS):
                 elif len(data) > min(cmd.ne, VPCD_MAX_RESPONSE_DATA):
                     sw, data = 0x6700, b""
                 log.info("%s -> %04X (%d bytes)", self._describe(cmd), sw, len(data))
+                if self.next_session is not None and sw == 0x9000:
+                    # Chip Authentication in plain (a chip without access control): secure
+                    # messaging starts with its keys from the next command on.
+                    self.session = self.next_session
+                self.next_session = None
                 return data + sw_bytes(sw)
             except ChipError as e:
                 sw = e.sw
@@ -700,7 +712,14 @@ class EmrtdOS(SmartcardOS):
     def _internal_authenticate(self, cmd):
         if "aa-bad-trailer" in self.quirks:
             return self._aa_bad_trailer(cmd)
-        return self.aa.internal_authenticate(cmd, self.session)
+        return self.aa.internal_authenticate(cmd, self._session_or_plain())
+
+    def _session_or_plain(self):
+        """The session; on a chip without access control (--quirk no-access-control), where
+        chip and active authentication run in plain, a stand-in for the absent one."""
+        if self.session is None and "no-access-control" in self.quirks:
+            return PlainSession()
+        return self.session
 
     def _is_terminal_authentication(self, cmd):
         """MSE 81xx (Set DST / Set AT), PSO (2A) and, under secure messaging,
@@ -723,9 +742,9 @@ class EmrtdOS(SmartcardOS):
         if cmd.ins == 0x22 and "ca-refused" in self.quirks:
             raise ChipError(self.quirks["ca-refused"], "--quirk ca-refused")
         if cmd.ins == 0x22:
-            sw, data, new = self.ca.mse(cmd, self.session)
+            sw, data, new = self.ca.mse(cmd, self._session_or_plain())
         else:
-            sw, data, new = self.ca.general_authenticate(cmd, self.session)
+            sw, data, new = self.ca.general_authenticate(cmd, self._session_or_plain())
         if new is not None and "ca-ephemeral-check" in self.quirks:
             new = self._ca_ephemeral_check(new)
         self.next_session = new

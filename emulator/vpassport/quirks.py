@@ -55,7 +55,9 @@ them at the points named in each docstring line below.
                             with the content HEX; a protected answer longer than its DO'7F66'
                             allows is refused with 6700
   no-access-control         a plain chip: COM, DGs and SOD readable without BAC or PACE (plain
-                            SELECT and READ BINARY); MUTUAL AUTHENTICATE answered 6D00
+                            SELECT and READ BINARY); MUTUAL AUTHENTICATE answered 6D00; chip
+                            and active authentication run in plain (CA then starts secure
+                            messaging with its keys)
   pace-answer:STEP/KIND[=V] the answer to PACE's GENERAL AUTHENTICATE step STEP (1-4) is
                             faulty (test-plan fault injection, needs --pace): sw=SW, tag=XX
                             (the inner DO's tag), nonce (z altered), key=x|y|prefix|zero|p|

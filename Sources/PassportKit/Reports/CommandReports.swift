@@ -120,7 +120,9 @@ public struct ScanReport: Codable, Sendable, Equatable {
         terminalAuthentication = contents.evidence.terminalAuthentication
         dataGroupList = contents.evidence.dataGroupList
         reopenedSessions = contents.evidence.reopenedSessions
-        document = details.report
+        var document = details.report
+        if !contents.fileProblems.isEmpty { document.problems = contents.fileProblems + (document.problems ?? []) }
+        self.document = document
     }
 
     enum CodingKeys: String, CodingKey {
