@@ -10,7 +10,6 @@ let package = Package(
     products: [
         .executable(name: "passport", targets: ["passport"]),
         .executable(name: "passport-bench", targets: ["passport-bench"]),
-        .executable(name: "passport-prover", targets: ["passport-prover"]),
         // Verify recorded chip dumps (EF.SOD, DSC → CSCA, CRLs, master lists): links libcrypto only.
         .library(name: "PassiveAuth", targets: ["PassiveAuth"]),
         // Read a passport's chip (BAC, PACE, secure messaging, chip and active authentication).
@@ -46,9 +45,9 @@ let package = Package(
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         // zlib's raw inflate for the desk's zip uploads, opened when a zip is read (not linked).
         .target(name: "CZlib", dependencies: ["CLibraryLoader"]),
-        // PKCS#11 headers only (p11-kit's); a token's module is opened with dlopen at run time.
-        .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", pkgConfig: "p11-kit-1",
-                       providers: [.apt(["libp11-kit-dev"])]),
+        // PKCS#11 headers only (p11-kit's, without pkg-config: nothing of p11-kit is linked); a
+        // token's module is opened with dlopen at run time.
+        .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", providers: [.apt(["libp11-kit-dev"])]),
         .systemLibrary(name: "CLibSecret", path: "Sources/CLibSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CUniFFI"),
@@ -110,14 +109,13 @@ let package = Package(
         ]),
         .executableTarget(name: "passport", dependencies: [
             "PassportCLI", "PassportKit", "LocalFiles", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
-            "Diagnostics", "Desk",
+            "Diagnostics", "Desk", "Proving",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [
             "PassportCLI", "PassportKit", "Credentials", "MRZScanner",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "passport-prover", dependencies: ["Proving"]),
 
         .target(name: "TestSupport", dependencies: ["PassportCrypto", "PassiveAuth", "LDS"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),

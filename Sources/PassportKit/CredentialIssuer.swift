@@ -61,7 +61,7 @@ public enum CredentialIssuer {
                              institution: InstitutionIssuer? = nil, batch: Int = 10, validity: TimeInterval = 30 * 86_400,
                              instanceKeys: (Int) throws -> [P256PublicKey] = { _ in [] },
                              proverConfiguration: Result<ProverRunner.Configuration?, ProverSettings.Problem> = .success(nil),
-                             proverRunner: ProverRunner = .besideCurrentExecutable(), now: Date = Date(),
+                             proverRunner: ProverRunner = .sameExecutable(), now: Date = Date(),
                              confirm: (_ claims: DerivedClaims, _ holderDID: String) throws -> Void = { _, _ in }) throws -> Outcome {
         let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
         guard report.passed else { throw IssueError.notVerified(report.failures) }

@@ -3,10 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs `passport-prover` as a child process under a time and memory limit, talks JSON with it
-/// over its stdin and stdout, and turns every way it can go wrong into a one-line reason.
+/// Runs the prover's child (`passport __prover-child`, ProverChild) as a child process under a
+/// time and memory limit, talks JSON with it over its stdin and stdout, and turns every way it can
+/// go wrong into a one-line reason.
 ///
-/// Request (one JSON object on the helper's stdin): `library`, `namespace`, `contract_version`,
+/// Request (one JSON object on the child's stdin): `library`, `namespace`, `contract_version`,
 /// `checksums` (name → list of accepted values), `srs`, `memory_limit_mb`, and `jobs`: a list of
 /// `{name, circuit, inputs}`. Answer (one JSON object on its stdout): `{"ok": true, "proofs":
 /// [{name, proof, verification_key, verified}]}` with base64 bytes, or `{"ok": false, "reason"}`.
@@ -49,18 +50,14 @@ public struct ProverRunner: Sendable {
     /// The most the helper may write back (proofs are tens of kilobytes).
     static let maximumAnswer = 64 << 20
 
-    public let helper: String
-    public init(helper: String) { self.helper = helper }
+    /// The child's command line: an executable that runs `ProverChild.run()` for these arguments.
+    public let command: [String]
+    public init(command: [String]) { self.command = command }
 
-    /// The helper next to the running executable (a build folder), else in `../libexec/passport/`
-    /// (the Debian package: /usr/bin/passport and /usr/libexec/passport/passport-prover).
-    public static func besideCurrentExecutable() -> ProverRunner {
+    /// The running executable started again as the prover's child (one binary, a separate process).
+    public static func sameExecutable() -> ProverRunner {
         // /proc/self/exe, not argv[0]: a command found on PATH has no folder in argv[0].
-        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = [folder.appendingPathComponent("passport-prover"),
-                          folder.deletingLastPathComponent().appendingPathComponent("libexec/passport/passport-prover")]
-        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-        return ProverRunner(helper: found.path)
+        ProverRunner(command: [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, ProverChild.argument])
     }
 
     /// Proofs the library itself verified, one per job in order, or a reason why there are none.
@@ -73,7 +70,9 @@ public struct ProverRunner: Sendable {
             return .failure(.libraryMissing("compiled circuits missing from \(configuration.circuits): "
                 + missing.map { $0 + ".json" }.joined(separator: ", ")))
         }
-        guard FileManager.default.isExecutableFile(atPath: helper) else { return .failure(.libraryMissing("\(helper) is missing")) }
+        guard let executable = command.first, FileManager.default.isExecutableFile(atPath: executable) else {
+            return .failure(.libraryMissing("\(command.first ?? "the prover's executable") is missing"))
+        }
         var request: [String: Any] = [
             "library": configuration.library, "namespace": configuration.expectation.namespace,
             "contract_version": Int(configuration.expectation.contractVersion),
@@ -90,7 +89,7 @@ public struct ProverRunner: Sendable {
         }
 
         let answer: Data
-        switch ChildProcess.run([helper], input: requestData, timeout: configuration.timeout, maximumOutput: ProverRunner.maximumAnswer) {
+        switch ChildProcess.run(command, input: requestData, timeout: configuration.timeout, maximumOutput: ProverRunner.maximumAnswer) {
         case .failure(let error): return .failure(error)
         case .success(let output): answer = output
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import PassportCLI
 import Foundation
 import PassportKit
+import Proving
 
 @main
 struct PassportCommand: ParsableCommand {
@@ -16,6 +17,9 @@ struct PassportCommand: ParsableCommand {
     /// Like ArgumentParser's own entry point, but usage errors exit with 2 (ARCHITECTURE.md)
     /// instead of its default 64.
     static func main() {
+        // The prover's child (ProverRunner): this same binary in a separate process, before any
+        // other work, so that its memory limit applies first.
+        if ProverChild.isRequested() { ProverChild.run() }
         do {
             var command = try parseAsRoot()
             try command.run()

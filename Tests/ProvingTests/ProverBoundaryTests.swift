@@ -13,9 +13,11 @@ import TestSupport
 
     static let library = MoproDouble.library
 
-    static let helper: String = {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passport-prover").path
-        return FileManager.default.fileExists(atPath: beside) ? beside : TestPaths.projectRoot.appendingPathComponent(".build/debug/passport-prover").path
+    /// The prover's child as `passport` itself runs it: the passport binary of this build.
+    static let child: [String] = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("passport").path
+        let executable = FileManager.default.isExecutableFile(atPath: beside) ? beside : TestPaths.projectRoot.appendingPathComponent(".build/debug/passport").path
+        return [executable, ProverChild.argument]
     }()
 
     func withMode<T>(_ mode: String, _ body: () throws -> T) rethrows -> T {
@@ -91,7 +93,7 @@ import TestSupport
         // A witness far larger than a pipe's buffer: the request must still arrive whole.
         let big = (0..<20_000).map { "0x\(String($0, radix: 16))" }
         let jobs = [ProverRunner.Job(name: "dsc", inputs: big), ProverRunner.Job(name: "age", inputs: ["1", "2"])]
-        let result = withMode(mode) { ProverRunner(helper: Self.helper).prove(jobs, configuration: configuration) }
+        let result = withMode(mode) { ProverRunner(command: Self.child).prove(jobs, configuration: configuration) }
         switch result {
         case .success(let proofs):
             #expect(mode == "ok" || mode == "print")
@@ -112,7 +114,7 @@ import TestSupport
         var configuration = ProverRunner.Configuration(library: path, circuits: folder.path)
         configuration.expectation = Self.expectation
         let jobs = ["dsc", "id", "age"].map { ProverRunner.Job(name: $0, inputs: []) }
-        guard case .failure(let error) = ProverRunner(helper: Self.helper).prove(jobs, configuration: configuration) else {
+        guard case .failure(let error) = ProverRunner(command: Self.child).prove(jobs, configuration: configuration) else {
             Issue.record("expected a failure")
             return
         }
