@@ -42,6 +42,19 @@ public enum MRZScanError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+extension MRZScanError {
+    /// The stable code of this refusal in `--json` errors (docs/errors.md).
+    public var code: String {
+        switch self {
+        case .undecodableImage: return "image_error"
+        case .noZoneFound, .unreadable: return "no_mrz_found"
+        case .checkDigitsFail, .uncertain: return "check_digits_fail"
+        case .modelMissing: return "ocr_model_missing"
+        case .engine: return "ocr_error"
+        }
+    }
+}
+
 /// What the scanner read.
 public struct MRZScanResult: Sendable {
     /// The corrected, valid MRZ.

@@ -69,17 +69,8 @@ public func writePrivateFile(_ data: Data, to path: String) throws {
     }
 }
 
+/// The code is the scanner's own (`MRZScanError.code`), so its tests can check each refusal's.
 extension MRZScanError: ReportableError {
-    public var code: String {
-        switch self {
-        case .undecodableImage: return "image_error"
-        case .noZoneFound, .unreadable: return "no_mrz_found"
-        case .checkDigitsFail, .uncertain: return "check_digits_fail"
-        case .modelMissing: return "ocr_model_missing"
-        case .engine: return "ocr_error"
-        }
-    }
-
     public var exitStatus: Int32 {
         switch self {
         case .undecodableImage, .noZoneFound, .unreadable, .checkDigitsFail, .uncertain: return ExitStatus.invalid
