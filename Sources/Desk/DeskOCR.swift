@@ -55,8 +55,12 @@ public final class DeskOCR: @unchecked Sendable {
     /// A photo of the data page; throws the scanner's refusal.
     public func photo(_ image: [UInt8]) throws -> DeskMRZReading {
         try lock.withLock {
-            let result = try scanner().scan(imageData: image)
-            return DeskMRZReading(status: "read", mrz: result.mrz)
+            do {
+                let result = try scanner().scan(imageData: image)
+                return DeskMRZReading(status: "read", mrz: result.mrz)
+            } catch let error as MRZScanError {
+                throw Self.inDeskWords(error)
+            }
         }
     }
 
@@ -71,7 +75,7 @@ public final class DeskOCR: @unchecked Sendable {
             } catch let error as MRZScanError {
                 if case .modelMissing = error { throw error }
                 if case .engine = error { throw error }
-                return DeskMRZReading(status: "no_mrz", message: error.description, frames: frames)
+                return DeskMRZReading(status: "no_mrz", message: String(describing: Self.inDeskWords(error)), frames: frames)
             }
             let lines = result.mrz.lines
             seen[lines, default: 0] += 1
@@ -88,10 +92,30 @@ public final class DeskOCR: @unchecked Sendable {
     /// Forgets the camera's frames (a new document, or the camera stopped).
     public func resetCamera() { lock.withLock { seen.removeAll(); frames = 0 } }
 
+    /// The scanner's refusal as the desk tells it: the desk has no --time-budget (it reads within
+    /// the scanner's default limit), so a search its clock stopped gets advice that works here.
+    static func inDeskWords(_ error: MRZScanError) -> Error {
+        if case .timeLimit(let seconds, _, _) = error { return DeskOCRTimeLimit(seconds: seconds) }
+        return error
+    }
+
     private func scanner() throws -> MRZScanner {
         if let loaded { return loaded }
         let made = try MRZScanner(model: MRZModel.locate(explicit: tessdata))
         loaded = made
         return made
+    }
+}
+
+/// A desk search stopped by the scanner's outer time limit (`MRZScanError.timeLimit`), with the
+/// same code as `passport ocr`.
+struct DeskOCRTimeLimit: ReportableError {
+    let seconds: Double
+    var code: String { "ocr_time_limit" }
+    var exitStatus: Int32 { ExitStatus.invalid }
+    var description: String {
+        "The OCR search was stopped by its time limit of \(MRZScanError.secondsText(seconds)) s before it could finish: the computer "
+            + "running the desk was too slow or too busy, and the image was not read to the end. Try again when it is less busy, "
+            + "or type the MRZ."
     }
 }

@@ -9,11 +9,17 @@ public enum MRZScanError: Error, Equatable, Sendable, CustomStringConvertible {
     case noZoneFound
     /// Lines were read but no reading satisfies every check digit.
     case checkDigitsFail(lines: [String], failing: [CheckDigitResult.Field])
+    /// The closest reading breaks the MRZ grammar (a letter in a date, a day its month lacks),
+    /// whatever its check digits say.
+    case breaksGrammar(lines: [String])
     /// Check digits hold only after more substitutions than can be trusted, or after corrections
     /// no second reading confirmed.
     case uncertain(lines: [String])
     /// Text was found but not in any MRZ layout.
     case unreadable(lines: [String])
+    /// The outer time limit (`MRZScanner.timeBudget`, seconds) ran out before the search's work
+    /// was done: the image was not read to the end, so this says nothing about it.
+    case timeLimit(seconds: Double, workSpent: Int, workLimit: Int)
     case modelMissing(String)
     case engine(String)
 
@@ -24,20 +30,51 @@ public enum MRZScanError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noZoneFound:
             return "No MRZ band found in the image: no stack of two or three long text lines. Photograph the whole "
                 + "data page, flat, in focus and evenly lit, with the MRZ lines fully inside the picture."
-        case .checkDigitsFail(_, let failing) where failing.isEmpty:
+        case .breaksGrammar:
             return "An MRZ was read but it breaks the MRZ grammar (a letter in a date, an impossible date). "
                 + "Take a sharper photo, or give the MRZ with --mrz."
         case .checkDigitsFail(_, let failing):
-            return "An MRZ was read but its check digits fail (\(failing.map(\.rawValue).joined(separator: ", "))). "
-                + "Take a sharper photo, or give the MRZ with --mrz."
+            let fields = failing.isEmpty ? "" : " (\(failing.map(\.rawValue).joined(separator: ", ")))"
+            return "An MRZ was read but its check digits fail\(fields). Take a sharper photo, or give the MRZ with --mrz."
         case .uncertain:
             return "An MRZ was read but not reliably (it needed corrections that a second reading did not confirm). "
                 + "Take a sharper photo, or give the MRZ with --mrz."
         case .unreadable(let lines):
             return "Text was found but it is not an MRZ (\(lines.count) line(s) of \(lines.map { String($0.count) }.joined(separator: ", ")) "
                 + "characters). Photograph the data page with the MRZ lines fully inside the picture."
+        case .timeLimit(let seconds, let spent, let limit):
+            let limitText = Self.secondsText(seconds)
+            return "The OCR search was stopped by its time limit of \(limitText) s after \(spent) of its \(limit) work units, "
+                + "before it could finish: the image was not read to the end, so it may well hold a readable MRZ. Give a larger "
+                + "--time-budget than \(limitText) s (the default is \(Self.secondsText(SearchBudget.defaultOuterSeconds)) s), "
+                + "or read it when the machine is less busy."
         case .modelMissing(let message), .engine(let message):
             return message
+        }
+    }
+
+    /// Seconds as a person gave them: 60, 0.5, 0.000001 (not 1e-06).
+    public static func secondsText(_ seconds: Double) -> String {
+        guard seconds >= 0.000001 else { return String(format: "%g", seconds) }
+        var text = String(format: "%.6f", seconds)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}
+
+extension MRZScanError {
+    /// The stable code of this refusal in `--json` errors (docs/errors.md).
+    public var code: String {
+        switch self {
+        case .undecodableImage: return "image_error"
+        case .noZoneFound, .unreadable: return "no_mrz_found"
+        case .checkDigitsFail: return "check_digits_fail"
+        case .breaksGrammar: return "mrz_grammar"
+        case .uncertain: return "mrz_unreliable"
+        case .timeLimit: return "ocr_time_limit"
+        case .modelMissing: return "ocr_model_missing"
+        case .engine: return "ocr_error"
         }
     }
 }
@@ -98,7 +135,7 @@ public final class MRZScanner {
     /// long (a machine many times slower than intended, or starved for seconds) is stopped and the
     /// image refused. It never decides the ordinary case: `workBudget` does.
     public var timeBudget: Double = SearchBudget.defaultOuterSeconds
-    /// What the last scan spent (work units, and whether the outer clock stopped it).
+    /// What the last scan spent (work units, time) and why it ended; nil when the image could not be decoded.
     public internal(set) var lastSearch: SearchBudget.Summary?
     /// Above this share of pixels in strong colour, a photo is read from its lightest channel first.
     var colourMarkShare = 0.004
@@ -134,16 +171,29 @@ public final class MRZScanner {
         return (working, other)
     }
 
-    /// The search on a decoded, upright image (a photo, or a video frame: MRZScanner+Grey.swift).
-    ///
-    /// The views of the photo worth trying come in order of likelihood (`SearchViews`): as found,
-    /// smoothed, in the other grey, upside down, at other angles, turned a quarter or tilted, in
-    /// three rounds. Each view is first read by the cell model alone, which takes milliseconds;
+    /// The search on a decoded, upright image (a photo, or a video frame: MRZScanner+Grey.swift),
+    /// and what it spent and why it ended (`lastSearch`). A search the outer clock stopped is
+    /// refused as such (`timeLimit`), not with the closest refusal it had found by then.
+    func scan(upright: LeptonicaImage, budget: SearchBudget) throws -> MRZScanResult {
+        guard let greys = greys(of: upright) else { throw MRZScanError.undecodableImage }
+        do {
+            let result = try search(greys, budget: budget)
+            lastSearch = budget.summary(stoppedBy: .accepted)
+            return result
+        } catch let refusal as MRZScanError {
+            let summary = budget.summary(stoppedBy: budget.refusalReason)
+            lastSearch = summary
+            guard summary.stoppedBy == .time else { throw refusal }
+            throw MRZScanError.timeLimit(seconds: summary.outerSeconds, workSpent: summary.spent, workLimit: summary.limit)
+        }
+    }
+
+    /// The search itself. The views of the photo worth trying come in order of likelihood
+    /// (`SearchViews`): as found, smoothed, in the other grey, upside down, at other angles, turned
+    /// a quarter or tilted, in three rounds. Each view is first read by the cell model alone, which takes milliseconds;
     /// when no view of a round gives a reading that stands alone, the round's views are read again
     /// with Tesseract (tens of milliseconds a line), for a reading or for a second opinion.
-    func scan(upright: LeptonicaImage, budget: SearchBudget) throws -> MRZScanResult {
-        defer { lastSearch = budget.summary }
-        guard let greys = greys(of: upright) else { throw MRZScanError.undecodableImage }
+    private func search(_ greys: (working: LeptonicaImage, other: LeptonicaImage?), budget: SearchBudget) throws -> MRZScanResult {
         var views = SearchViews(scanner: self, working: greys.working, otherGrey: greys.other, budget: budget)
 
         var failure: (problems: Int, error: MRZScanError)?

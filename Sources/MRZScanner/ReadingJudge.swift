@@ -68,13 +68,16 @@ struct ReadingJudge {
         guard corrected.isValid && corrected.cost <= maxCorrectionCost else {
             let failing = corrected.mrz.checks.filter { !$0.isValid }.map(\.field)
             let problems = max(1, failing.count + corrected.grammarViolations)
-            note(problems: problems, corrected.isValid ? .uncertain(lines: corrected.mrz.lines)
-                : .checkDigitsFail(lines: corrected.mrz.lines, failing: failing))
+            let lines = corrected.mrz.lines
+            // Valid but too costly: unreliable. Invalid with every check digit holding: the grammar.
+            let refusal: MRZScanError = corrected.isValid ? .uncertain(lines: lines)
+                : failing.isEmpty ? .breaksGrammar(lines: lines) : .checkDigitsFail(lines: lines, failing: failing)
+            note(problems: problems, refusal)
             return .undecided
         }
         // Every field plausible on its own terms: a date that is no date is refused outright.
         if Self.impossibleDate(corrected.mrz) != nil {
-            note(problems: 1, .checkDigitsFail(lines: corrected.mrz.lines, failing: []))
+            note(problems: 1, .breaksGrammar(lines: corrected.mrz.lines))
             return .undecided
         }
         let keyConfidence = confidenceOf(corrected.keyLines)

@@ -13,7 +13,7 @@ import Foundation
 /// farther than the slowest search there: a machine four times slower and fully loaded still
 /// finishes the work well before it, and it never decides the ordinary case; when it does
 /// decide, `Summary.stoppedByClock` says so (and the result may then differ from another
-/// machine's: `passport-bench ocr` counts such images).
+/// machine's: `passport-bench ocr` counts such images), and a refusal is `MRZScanError.timeLimit`.
 public final class SearchBudget {
     /// The work units each step costs: about its time in milliseconds on the development machine
     /// (release build, one core, a photo at the scanner's working size of 1000-2000 pixels), so
@@ -65,12 +65,17 @@ public final class SearchBudget {
     public private(set) var spent = 0
     /// How many of each step were charged (for the benchmark's calibration).
     public private(set) var steps: [Cost: Int] = [:]
+    /// The outer safety stop, in seconds, as given.
+    public let outerSeconds: Double
+    private let started: UInt64
     private let outerEnd: UInt64
     private var stoppedByClock = false
 
     public init(work: Int, outerSeconds: Double) {
         limit = work
-        outerEnd = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, min(outerSeconds, 1e6)) * 1e9)
+        self.outerSeconds = outerSeconds
+        started = DispatchTime.now().uptimeNanoseconds
+        outerEnd = started + UInt64(max(0, min(outerSeconds, 1e6)) * 1e9)
     }
 
     /// Charges one step.
@@ -90,18 +95,50 @@ public final class SearchBudget {
         return false
     }
 
+    /// Why a search ended (`--json`: `stopped_by`).
+    public enum StopReason: String, Sendable, Equatable {
+        /// A reading was accepted (the search takes the first the rule accepts).
+        case accepted
+        /// Every view and zone was tried within the work, and none was accepted.
+        case exhausted
+        /// The work (`MRZScanner.workBudget`) was spent: the ordinary bound.
+        case work
+        /// The outer time limit (`MRZScanner.timeBudget`) ran out before the work was spent.
+        case time
+    }
+
+    /// Why a search that accepted nothing ended. The clock is named only when it stopped the
+    /// search before the work did (`exhausted` checks the work first).
+    var refusalReason: StopReason {
+        if stoppedByClock { return .time }
+        return spent >= limit ? .work : .exhausted
+    }
+
     /// What a search spent.
     public struct Summary: Sendable, Equatable {
         /// Work units charged.
         public let spent: Int
+        /// The work the search was allowed.
+        public let limit: Int
         /// Whether the outer clock, not the work, ended the search (then the result depends on
         /// the machine).
         public let stoppedByClock: Bool
+        /// Why the search ended.
+        public let stoppedBy: StopReason
         /// Steps charged, by `Cost` (raw value → count).
         public let steps: [Int: Int]
+        /// Wall-clock milliseconds from the start of the search (the image's decoding included).
+        public let elapsedMilliseconds: Double
+        /// The outer time limit the search ran under, in seconds.
+        public let outerSeconds: Double
+
+        /// Lines given to Tesseract (each at one size).
+        public var tesseractLines: Int { steps[Cost.tesseractLine.rawValue] ?? 0 }
     }
 
-    public var summary: Summary {
-        Summary(spent: spent, stoppedByClock: stoppedByClock, steps: Dictionary(uniqueKeysWithValues: steps.map { ($0.key.rawValue, $0.value) }))
+    func summary(stoppedBy: StopReason) -> Summary {
+        Summary(spent: spent, limit: limit, stoppedByClock: stoppedByClock, stoppedBy: stoppedBy,
+                steps: Dictionary(uniqueKeysWithValues: steps.map { ($0.key.rawValue, $0.value) }),
+                elapsedMilliseconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6, outerSeconds: outerSeconds)
     }
 }

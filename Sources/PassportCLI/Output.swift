@@ -69,20 +69,11 @@ public func writePrivateFile(_ data: Data, to path: String) throws {
     }
 }
 
+/// The code is the scanner's own (`MRZScanError.code`), so its tests can check each refusal's.
 extension MRZScanError: ReportableError {
-    public var code: String {
-        switch self {
-        case .undecodableImage: return "image_error"
-        case .noZoneFound, .unreadable: return "no_mrz_found"
-        case .checkDigitsFail, .uncertain: return "check_digits_fail"
-        case .modelMissing: return "ocr_model_missing"
-        case .engine: return "ocr_error"
-        }
-    }
-
     public var exitStatus: Int32 {
         switch self {
-        case .undecodableImage, .noZoneFound, .unreadable, .checkDigitsFail, .uncertain: return ExitStatus.invalid
+        case .undecodableImage, .noZoneFound, .unreadable, .checkDigitsFail, .breaksGrammar, .uncertain, .timeLimit: return ExitStatus.invalid
         case .modelMissing, .engine: return ExitStatus.environment
         }
     }
@@ -114,9 +105,15 @@ public func userMessage(_ error: Error) -> String { ErrorReport.message(of: erro
 
 /// Reports `error` (stderr, plus a JSON object on stdout with --json) and returns the exit code.
 public func fail(_ error: Error, json: Bool) -> ExitCode {
+    fail(error, json: json) { $0 }
+}
+
+/// The same, with the command's own JSON object made from the error object (`ocr`: the error
+/// and what the search spent).
+public func fail<Report: Encodable>(_ error: Error, json: Bool, report: (ErrorReport) -> Report) -> ExitCode {
     let (exit, code) = classify(error)
     let message = userMessage(error)
     printError("error: \(terminalSafe(message))")
-    if json { printJSON(ErrorReport(code: code, message: message)) }
+    if json { printJSON(report(ErrorReport(code: code, message: message))) }
     return exit
 }

@@ -90,6 +90,7 @@ struct OCRBenchmark: ParsableCommand {
                 if case .checkDigitsFail(let lines, _)? = failure as? MRZScanError { detail += " read \(lines)" }
                 if case .unreadable(let lines)? = failure as? MRZScanError { detail += " read \(lines)" }
                 if case .uncertain(let lines)? = failure as? MRZScanError { detail += " read \(lines)" }
+                if case .breaksGrammar(let lines)? = failure as? MRZScanError { detail += " read \(lines)" }
                 printError("\(truth.image) [\(level)] \(detail) expected \(truth.lines)")
             }
             perLevel[level] = entry

@@ -29,6 +29,11 @@ func makeMRZScanner(tessdata: String?, timeBudget: Double?) throws -> (MRZScanne
 func scanMRZCamera(_ source: String, tessdata: String?, timeBudget: Double? = nil, sampleInterval: Double? = nil,
                    maxSeconds: Double? = nil) throws -> (VideoMRZReading, MRZModel) {
     let (scanner, model) = try makeMRZScanner(tessdata: tessdata, timeBudget: timeBudget)
+    return (try readMRZCamera(source, scanner: scanner, sampleInterval: sampleInterval, maxSeconds: maxSeconds), model)
+}
+
+/// The same with a scanner the caller keeps (`ocr --json` reports the last frame's search).
+func readMRZCamera(_ source: String, scanner: MRZScanner, sampleInterval: Double?, maxSeconds: Double?) throws -> VideoMRZReading {
     let video = try VideoFrameSource(source: source)
     printError("Reading the MRZ from \(video.isDevice ? "camera" : "video") \(source)"
         + (video.frameRate.map { String(format: " (%.0f frames/s)", $0) } ?? "") + ": hold the data page still, MRZ in view.")
@@ -39,7 +44,15 @@ func scanMRZCamera(_ source: String, tessdata: String?, timeBudget: Double? = ni
     let reading = try reader.read(video)
     printError(String(format: "Two frames agree (frames %d and %d): %d frames decoded, %d scanned, %.1f s.",
                       reading.agreeingFrames[0], reading.agreeingFrames[1], reading.framesDecoded, reading.framesScanned, reading.seconds))
-    return (reading, model)
+    return reading
+}
+
+extension OCRReport.Search {
+    /// The scanner's account of a search, as `ocr --json` reports it.
+    init(_ summary: SearchBudget.Summary) {
+        self.init(stoppedBy: summary.stoppedBy.rawValue, workUnits: summary.spent, workLimit: summary.limit,
+                  tesseractLines: summary.tesseractLines, elapsedMs: summary.elapsedMilliseconds, timeLimitSeconds: summary.outerSeconds)
+    }
 }
 
 /// `passport ocr --camera --json`: the OCR report with what was read from the video (additive).
@@ -87,7 +100,7 @@ struct OCRCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Read from a camera (V4L2 device such as /dev/video0) or a video file until two frames agree on the MRZ.",
                                valueName: "source")) var camera: String?
     @Option(help: "Folder holding mrz.traineddata (default: $PASSPORT_TESSDATA, $XDG_DATA_HOME/passport/tessdata, /usr/local/share/passport/tessdata, /usr/share/passport/tessdata, the source tree's Models).") var tessdata: String?
-    @Option(help: "Outer safety stop, in seconds, for one image or video frame (default 60). The search is bounded by a fixed amount of work, not by time, so the same image reads the same on any machine; this stop only ends a search on a machine so slow or loaded that the work is not done by then (the image is then refused).") var timeBudget: Double?
+    @Option(help: "Outer safety stop, in seconds, for one image or video frame (default 60). The search is bounded by a fixed amount of work, not by time, so the same image reads the same on any machine; this stop only ends a search on a machine so slow or loaded that the work is not done by then (the image is then refused, saying so: ocr_time_limit).") var timeBudget: Double?
     @Option(help: "With --camera: seconds of video between two frames read (default 0.2; a camera also skips the frames captured during a read).")
     var sampleInterval: Double?
     @Option(help: "With --camera: seconds before giving up (default 60).") var cameraTimeout: Double?
@@ -104,25 +117,25 @@ struct OCRCommand: ParsableCommand {
     }
 
     func run() throws {
+        var scanner: MRZScanner?
         do {
-            let result: MRZScanResult, model: MRZModel, cameraInfo: CameraOCRReport.Camera?
+            let (made, model) = try makeMRZScanner(tessdata: tessdata, timeBudget: timeBudget)
+            scanner = made
+            let result: MRZScanResult, cameraInfo: CameraOCRReport.Camera?
             if let camera {
-                let (reading, videoModel) = try scanMRZCamera(camera, tessdata: tessdata, timeBudget: timeBudget,
-                                                              sampleInterval: sampleInterval, maxSeconds: cameraTimeout)
+                let reading = try readMRZCamera(camera, scanner: made, sampleInterval: sampleInterval, maxSeconds: cameraTimeout)
                 result = reading.result
-                model = videoModel
                 cameraInfo = .init(source: camera, framesDecoded: reading.framesDecoded, framesScanned: reading.framesScanned,
                                    agreeingFrames: reading.agreeingFrames, seconds: (reading.seconds * 1000).rounded() / 1000)
             } else {
-                let (imageResult, imageModel) = try scanMRZImage(image!, tessdata: tessdata, timeBudget: timeBudget)
-                result = imageResult
-                model = imageModel
+                result = try made.scan(imageAt: image!)
                 cameraInfo = nil
             }
             let mrz = result.mrz
             if json {
+                // Every scan that returns a reading has recorded its search.
                 let report = OCRReport(mrz: mrz, recognisedLines: result.recognisedLines, corrections: result.corrections,
-                                       model: model.language, skewDegrees: result.skewDegrees)
+                                       model: model.language, skewDegrees: result.skewDegrees, search: .init(made.lastSearch!))
                 if let cameraInfo { printJSON(CameraOCRReport(report: report, camera: cameraInfo)) } else { printJSON(report) }
             } else {
                 for line in mrz.lines { print(line) }
@@ -139,7 +152,9 @@ struct OCRCommand: ParsableCommand {
                 }
             }
         } catch {
-            throw fail(error, json: json)
+            // The search of the image, or of the last frame scanned; null when none ran.
+            let search = scanner?.lastSearch.map(OCRReport.Search.init)
+            throw fail(error, json: json) { OCRErrorReport($0, search: search) }
         }
     }
 }

@@ -57,6 +57,18 @@ import TestSupport
         #expect(r.json?["lines"] == nil)
     }
 
+    @Test func framesStoppedByTheTimeLimitSaySo() throws {
+        // A microsecond per frame: every frame's search is stopped by the clock on any machine.
+        let r = try Harness.run(Harness.passportExecutable, ["ocr", "--camera", Self.video("slide-in.mp4"), "--json",
+                                                             "--sample-interval", "0.4", "--time-budget", "0.000001"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let error = try #require(r.json?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "no_mrz_agreement")
+        let message = error["message"] as? String ?? ""
+        #expect(message.contains("time limit of 0.000001 s") && message.contains("--time-budget"), "\(message)")
+        #expect((r.json?["search"] as? [String: Any])?["stopped_by"] as? String == "time", "\(r.stdout)")
+    }
+
     @Test func missingSourceIsAnEnvironmentError() throws {
         let r = try Harness.run(Harness.passportExecutable, ["ocr", "--camera", "/nonexistent/video.mp4", "--json"])
         #expect(r.status == 2)

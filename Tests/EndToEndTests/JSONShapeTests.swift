@@ -42,6 +42,11 @@ import TestSupport
     @Test func ocrOfAGeneratedCard() throws {
         let r = try run(["ocr", Self.fixture("ocr/card-td1.jpg"), "--time-budget", "20"], status: 0, shape: "ocr")
         #expect((r.json?["fields"] as? [String: Any])?["format"] as? String == "TD1")
+        #expect((r.json?["search"] as? [String: Any])?["stopped_by"] as? String == "accepted")
+        // No search ran on a file that is no image: the error says so with search null.
+        let refused = try run(["ocr", Self.csca], status: 1, shape: "error")
+        #expect((refused.json?["error"] as? [String: Any])?["code"] as? String == "image_error")
+        #expect(refused.json?["search"] is NSNull, "\(refused.stdout)")
     }
 
     @Test func issuePresentVerifyAndRefusal() throws {

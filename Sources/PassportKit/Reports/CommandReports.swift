@@ -331,6 +331,31 @@ public struct OCRReport: Codable, Sendable, Equatable {
         public let to: String
     }
 
+    /// What the search spent and why it ended (docs/ocr.md, "Why a search stopped").
+    public struct Search: Codable, Sendable, Equatable {
+        /// "accepted", "exhausted", "work" or "time".
+        public let stoppedBy: String
+        public let workUnits: Int
+        public let workLimit: Int
+        public let tesseractLines: Int
+        public let elapsedMs: Double
+        public let timeLimitSeconds: Double
+
+        public init(stoppedBy: String, workUnits: Int, workLimit: Int, tesseractLines: Int, elapsedMs: Double, timeLimitSeconds: Double) {
+            self.stoppedBy = stoppedBy
+            self.workUnits = workUnits
+            self.workLimit = workLimit
+            self.tesseractLines = tesseractLines
+            self.elapsedMs = (elapsedMs * 10).rounded() / 10
+            self.timeLimitSeconds = timeLimitSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case stoppedBy = "stopped_by", workUnits = "work_units", workLimit = "work_limit", tesseractLines = "tesseract_lines"
+            case elapsedMs = "elapsed_ms", timeLimitSeconds = "time_limit_seconds"
+        }
+    }
+
     public var ok = true
     public let lines: [String]
     public let fields: Fields
@@ -339,8 +364,11 @@ public struct OCRReport: Codable, Sendable, Equatable {
     public let corrections: [Correction]
     public let model: String
     public let skewDegrees: Double
+    /// What the search spent and why it ended (with --camera: the frame that confirmed the MRZ).
+    public let search: Search
 
-    public init(mrz: MRZ, recognisedLines: [String], corrections: [MRZCorrector.Change], model: String, skewDegrees: Double) {
+    public init(mrz: MRZ, recognisedLines: [String], corrections: [MRZCorrector.Change], model: String, skewDegrees: Double,
+                search: Search) {
         lines = mrz.lines
         fields = Fields(format: mrz.format.rawValue.uppercased(), documentCode: mrz.documentCode,
                         issuingState: mrz.issuingState, documentNumber: mrz.documentNumber, nationality: mrz.nationality,
@@ -353,11 +381,34 @@ public struct OCRReport: Codable, Sendable, Equatable {
         self.corrections = corrections.map { Correction(line: $0.line, position: $0.position, from: String($0.from), to: String($0.to)) }
         self.model = model
         self.skewDegrees = (skewDegrees * 10).rounded() / 10
+        self.search = search
     }
 
     enum CodingKeys: String, CodingKey {
-        case ok, lines, fields, checks, corrections, model
+        case ok, lines, fields, checks, corrections, model, search
         case recognisedLines = "recognised_lines", skewDegrees = "skew_degrees"
+    }
+}
+
+/// `passport ocr --json` when no MRZ came out: the error object, and what the search spent and
+/// why it ended (null when none ran: an image that could not be decoded, a missing model).
+public struct OCRErrorReport: Encodable, Sendable, Equatable {
+    public var ok = false
+    public let error: ErrorReport.Detail
+    public let search: OCRReport.Search?
+
+    public init(_ report: ErrorReport, search: OCRReport.Search?) {
+        error = report.error
+        self.search = search
+    }
+
+    enum CodingKeys: String, CodingKey { case ok, error, search }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ok, forKey: .ok)
+        try container.encode(error, forKey: .error)
+        try container.encode(search, forKey: .search) // null, not left out, when no search ran
     }
 }
 
