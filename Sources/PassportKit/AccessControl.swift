@@ -7,7 +7,7 @@ import MRZ
 /// How access to the chip was gained; a lost session is re-opened the same way.
 enum AccessGained {
     case bac(MRZAccessKey)
-    /// The current session's PACE result (its CAM data is checked against EF.CardSecurity) and the password.
+    /// The first PACE's result (its CAM data is checked against EF.CardSecurity) and the password.
     case pace(PACE.Result, PACE.Password)
     /// A chip that offers no access control (no PACE, BAC not supported) and serves its files in
     /// plain: the MRZ key still binds terminal authentication's ID_PICC, as after BAC.

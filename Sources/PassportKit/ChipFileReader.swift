@@ -215,11 +215,11 @@ final class ChipFileReader {
         usingExtendedLength ? length : min(length, 256)
     }
 
-    /// Handles the statuses by which a chip says "ask for less": returns true when the caller
-    /// should repeat with the (now smaller) chunk, which every later reader of the scan keeps.
     /// The bare status word that ended the secure session, if the last answer was one.
     private var plainAnswer: PlainAnswer? { (channel as? SecureMessagingChannel)?.endedByPlainAnswer }
 
+    /// Handles the statuses by which a chip says "ask for less": returns true when the caller
+    /// should repeat with the (now smaller) chunk, which every later reader of the scan keeps.
     private func stepDownIfRefused(_ status: StatusWord, requested: Int, includingWrongParameters: Bool = false) throws -> Bool {
         let smaller: Int
         switch status.sw1 {
