@@ -15,10 +15,11 @@ public enum KeyDerivation {
         return adjustParity(Array(hash[0..<16]))
     }
 
-    /// An AES key of `length` bytes (16 uses SHA-1, 24 and 32 use SHA-256).
-    public static func aesKey(_ secret: [UInt8], purpose: Purpose, length: Int) -> [UInt8] {
+    /// An AES key of `length` bytes (16 uses SHA-1, 24 and 32 use SHA-256); chip authentication
+    /// version 2 puts the chip's nonce between the secret and the counter (TR-03110-3 A.2.3).
+    public static func aesKey(_ secret: [UInt8], nonce: [UInt8] = [], purpose: Purpose, length: Int) -> [UInt8] {
         let algorithm: DigestAlgorithm = length == 16 ? .sha1 : .sha256
-        var input = secret + counter(purpose)
+        var input = secret + nonce + counter(purpose)
         var hash = OpenSSLCrypto.digest(algorithm, input)
         defer { input.wipe(); hash.wipe() }
         return Array(hash[0..<length])

@@ -201,14 +201,8 @@ public struct PACE {
         return verified
     }
 
-    /// MAC over 7F49 { 06 OID, 86 point | 84 y }, 8 bytes.
     func token(_ keys: SessionKeys, oid: [UInt8], publicKey: [UInt8], dh: Bool) throws -> [UInt8] {
-        let data = TLV.encode(tag: 0x7F49, value: TLV.encode(tag: 0x06, value: oid) + TLV.encode(tag: dh ? 0x84 : 0x86, value: publicKey))
-        // CMAC pads by itself; the retail MAC needs ISO 9797-1 padding.
-        switch keys.suite {
-        case .aes: return Array(try OpenSSLCrypto.aesCMAC(key: keys.macKey, data).prefix(8))
-        case .tripleDES: return try keys.mac(padISO9797(data, blockSize: 8))
-        }
+        try authenticationToken(keys, oid: oid, publicKey: publicKey, dh: dh)
     }
 
     private func generalAuthenticate(_ channel: CardChannel, _ data: [UInt8], expect tag: UInt32, last: Bool) throws -> [UInt8] {
@@ -244,5 +238,16 @@ public struct PACE {
         case 0x6983: return .accessDenied(status: status)
         default: return .unexpectedStatus(command: "PACE \(step)", status: status)
         }
+    }
+}
+
+/// An authentication token (PACE, chip authentication version 2; TR-03110-3 A.2.4.2): the MAC
+/// over the public key data object 7F49 { 06 OID, 86 point | 84 y }, 8 bytes.
+func authenticationToken(_ keys: SessionKeys, oid: [UInt8], publicKey: [UInt8], dh: Bool) throws -> [UInt8] {
+    let data = TLV.encode(tag: 0x7F49, value: TLV.encode(tag: 0x06, value: oid) + TLV.encode(tag: dh ? 0x84 : 0x86, value: publicKey))
+    // CMAC pads by itself; the retail MAC needs ISO 9797-1 padding.
+    switch keys.suite {
+    case .aes: return Array(try OpenSSLCrypto.aesCMAC(key: keys.macKey, data).prefix(8))
+    case .tripleDES: return try keys.mac(padISO9797(data, blockSize: 8))
     }
 }

@@ -135,8 +135,10 @@ public struct TerminalAuthentication {
         return response.data
     }
 
+    /// `version2`: terminal authentication version 2 (EAC 2, before chip authentication): MSE:Set AT
+    /// also carries DO'91', the compressed ephemeral key chip authentication will use (the binding's).
     public func perform(over channel: CardChannel, chipTrustPoints: [String], binding: TerminalAuthenticationBinding,
-                        extendedLength: Bool) throws -> TerminalAuthenticationResult {
+                        extendedLength: Bool, version2: Bool = false) throws -> TerminalAuthenticationResult {
         let (trustPoint, certificates) = credentials.certificatesToSend(chipTrustPoints: chipTrustPoints)
         // TR-03110-3 (EF.CVCA): the terminal sends a chain that starts from a trust point the chip
         // names. Without one, nothing is sent: a chip that accepts a chain from a CVCA its EF.CVCA
@@ -156,7 +158,8 @@ public struct TerminalAuthentication {
             }
         }
         let terminal = credentials.terminal
-        try send(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xA4, data: TLV.encode(tag: 0x83, value: Array(terminal.holderReference.utf8))),
+        let ephemeral = version2 ? TLV.encode(tag: 0x91, value: binding.compressedTerminalKey) : []
+        try send(CommandAPDU(ins: 0x22, p1: 0x81, p2: 0xA4, data: TLV.encode(tag: 0x83, value: Array(terminal.holderReference.utf8)) + ephemeral),
                  over: channel, extendedLength: extendedLength, step: "MSE:Set AT naming \(terminal.holderReference)") { _ in
             "it did not accept \(terminal.holderReference) as the terminal to authenticate"
         }

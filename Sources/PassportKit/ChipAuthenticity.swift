@@ -10,27 +10,30 @@ public enum ChipAuthenticity {
         guard contents.chipAuthentication == .passed else { return contents }
         var judged = contents
         switch contents.chipAuthenticationMethod {
-        case .paceCAM?: judged.chipAuthentication = paceCAMOutcome(contents, trust: trust, verification: verification)
+        case .paceCAM?, .chipAuthenticationV2?: judged.chipAuthentication = cardSecurityKeyOutcome(contents, trust: trust, verification: verification)
         case .chipAuthentication?: judged.chipAuthentication = dg14Outcome(verification: verification)
         case nil: break
         }
         return judged
     }
 
-    /// Without trust anchors EF.CardSecurity's signature is still checked with its own DSC.
-    static func paceCAMOutcome(_ contents: ChipContents, trust: TrustStore?,
-                               verification: PassiveAuthenticationReport?) -> AuthenticationOutcome {
+    /// PACE-CAM or chip authentication version 2: the key is EF.CardSecurity's. Without trust
+    /// anchors EF.CardSecurity's signature is still checked with its own DSC.
+    static func cardSecurityKeyOutcome(_ contents: ChipContents, trust: TrustStore?,
+                                       verification: PassiveAuthenticationReport?) -> AuthenticationOutcome {
+        let method = contents.chipAuthenticationMethod == .paceCAM ? "PACE-CAM" : "chip authentication version 2"
         guard let bytes = contents.files[.cardSecurity] else {
-            return .failed("PACE-CAM without EF.CardSecurity: the chip's key cannot be authenticated")
+            return .failed("\(method) without EF.CardSecurity: the chip's key cannot be authenticated")
         }
         let check = verification?.cardSecurity ?? PassiveAuthentication.verifyCardSecurity(
             bytes, dg14: contents.files[.dataGroup(14)], cardAccess: contents.files[.cardAccess],
             documentState: contents.files[.dataGroup(1)].flatMap(DataGroup1.issuingState(in:)), trust: trust ?? TrustStore())
         if check.passed { return .passed }
         if trust == nil && check.signatureValid {
-            return .unverified("CAM performed, EF.CardSecurity signature valid, chain not checked (no trust anchors)")
+            let done = contents.chipAuthenticationMethod == .paceCAM ? "CAM performed" : "chip authentication version 2 performed"
+            return .unverified("\(done), EF.CardSecurity signature valid, chain not checked (no trust anchors)")
         }
-        return .failed("PACE-CAM answered for a key in an EF.CardSecurity that is not authentic: "
+        return .failed("\(method) answered for a key in an EF.CardSecurity that is not authentic: "
             + check.failures.joined(separator: " ") + " The chip may be a copy.")
     }
 

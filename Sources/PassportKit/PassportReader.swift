@@ -95,6 +95,8 @@ struct ActiveAuthenticationEvidence {
 public enum ChipAuthenticationMethod: String, Sendable, Codable {
     case paceCAM = "pace_cam"
     case chipAuthentication = "chip_authentication"
+    /// Version 2, with EF.CardSecurity's key, after terminal authentication (EAC version 2).
+    case chipAuthenticationV2 = "chip_authentication_v2"
 }
 
 /// The result of chip or active authentication.
@@ -201,6 +203,8 @@ public final class PassportReader {
         let listed = try session.readDataGroupList()
         // DG14 first: chip authentication replaces the session keys before the rest is read.
         try session.authenticateChip(listed: listed)
+        // EAC version 2 (no DG14; EF.CardAccess announces it): TA, EF.CardSecurity, CA version 2.
+        try session.authenticateByEACVersion2(listed: listed, credentials: terminalCredentials)
         try session.readRemainingFiles(listed: listed)
         session.authenticateActively()
         try session.readProtectedFiles(listed: listed, credentials: terminalCredentials)

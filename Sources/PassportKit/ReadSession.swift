@@ -50,6 +50,8 @@ final class ReadSession {
     var reopenedSessions: [ChipEvidence.ReopenedSession] = []
     /// The chip authentication that passed, run again in every new session.
     var performedChipAuthentication: ChipAuthentication?
+    /// EAC version 2: terminal authentication passed before chip authentication, in this session.
+    var terminalAuthenticatedFirst = false
 
     init(control: AccessControl, gained: AccessGained, stack: SecureStack,
          recoveries: Int = PassportReader.maximumRecoveries) {
@@ -117,6 +119,9 @@ final class ReadSession {
                 chipAuthentication = .failed("chip authentication failed in a session opened again: \(error)")
                 try reopen()
             }
+        case .chipAuthenticationV2?:
+            // Version 2 runs after terminal authentication, which a new session has not had.
+            terminalAuthenticatedFirst = false
         case nil:
             return
         }

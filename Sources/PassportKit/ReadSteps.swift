@@ -118,8 +118,8 @@ extension ReadSession {
             ? "in EF.CardSecurity, which the chip gives only after terminal authentication"
             : "in EF.CardSecurity, not in a DG14"
         return "EF.CardAccess announces chip authentication version \(version) with its keys \(cardSecurity) "
-            + "(EAC version 2: PACE, terminal authentication, EF.CardSecurity, then chip authentication); this reader runs "
-            + "chip authentication with DG14's key (EAC version 1) only"
+            + "(EAC version 2: PACE, terminal authentication, EF.CardSecurity, then chip authentication); it runs with "
+            + "an inspection system's certificates (--eac DIR)"
     }
 
     /// CA replaces the session keys; `next` is then read under the new keys: a chip without the

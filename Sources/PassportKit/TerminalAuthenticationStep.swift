@@ -18,6 +18,11 @@ extension ReadSession {
             try readOrExplain(protected, denied: "protected by EAC: needs an inspection system certificate (not given)")
             return
         }
+        if terminalAuthenticatedFirst {
+            // EAC version 2: terminal authentication ran right after PACE, before chip authentication.
+            try readAfterTerminalAuthentication(protected, credentials: credentials)
+            return
+        }
         var outcome = ChipEvidence.TerminalAuthentication(status: "failed", terminal: credentials.terminal.holderReference)
         defer { terminalAuthentication = outcome }
         try reopenIfEndedByPlainAnswer()
@@ -67,6 +72,12 @@ extension ReadSession {
             for file in protected { markUnavailable(file, "protected by EAC: terminal authentication failed (secure messaging ended)") }
             return
         }
+        try readAfterTerminalAuthentication(protected, credentials: credentials)
+    }
+
+    /// The protected files terminal authentication opened (the refusals explained by the
+    /// terminal's rights), and files the chip refused with 6982 before, asked again.
+    private func readAfterTerminalAuthentication(_ protected: [LDSFile], credentials: TerminalCredentials) throws {
         let granted = credentials.terminal.readableDataGroups
         for file in protected {
             guard case .dataGroup(let number) = file else { continue }
@@ -86,7 +97,7 @@ extension ReadSession {
     }
 
     /// EF.CVCA, by short identifier; selected in a new session when the chip answers that read in plain.
-    private func readEFCVCA() throws -> [UInt8] {
+    func readEFCVCA() throws -> [UInt8] {
         do { return try TerminalAuthentication.readEFCVCA(over: stack.channel) } catch SecurityError.secureMessagingEnded where stack.secure?.endedByPlainAnswer != nil {
             try reopenIfEndedByPlainAnswer()
             return try TerminalAuthentication.readEFCVCA(over: stack.channel, selectFirst: true)

@@ -70,6 +70,75 @@ final class TerminalAuthenticationScans {
         #expect(evidence.reopenedSessions == [ChipEvidence.ReopenedSession(after: "READ BINARY 00 B0 9C 00", statusWord: "6F00")])
     }
 
+    // MARK: EAC version 2's order (issue 48, item 3)
+
+    /// Fixtures/passport-eac without DG14 (EF.COM and EF.SOD made again without it), as an
+    /// eID-style document holds its chip authentication key in EF.CardSecurity only.
+    func dumpWithoutDG14() throws -> URL {
+        let folder = work.appendingPathComponent("eac2-\(UUID().uuidString)")
+        let script = """
+            import sys
+            from tr03105.dataset import DataSet
+            d = DataSet("passport-eac")
+            del d.files["DG14"]
+            d.com([0x61, 0x75, 0x63, 0x76, 0x6B, 0x6C, 0x6F])
+            d.resign().write(sys.argv[1])
+            """
+        let r = try Harness.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, folder.path],
+                                environment: ["PYTHONPATH": TestPaths.projectRoot.appendingPathComponent("emulator").path])
+        try #require(r.status == 0, "the dump without DG14: \(r.stderr)")
+        return folder
+    }
+
+    func scanEAC2(_ terminal: [String], chip: [String] = []) throws -> (Harness.Result, URL) {
+        try Harness.startVirtualPassport(try dumpWithoutDG14(), ["--pace", "--no-bac", "--quirk", "eac2"] + chip)
+        let out = work.appendingPathComponent("dump-\(UUID().uuidString)")
+        let r = try Harness.passport(["scan", "--json", "--no-default-trust", "--csca", Self.csca, "--out", out.path] + Self.key + terminal)
+        return (r, out)
+    }
+
+    /// EF.CardAccess announces terminal and chip authentication version 2; no DG14; EF.CardSecurity
+    /// withheld until terminal authentication. Read as PACE → terminal authentication version 2
+    /// (the ephemeral key in MSE:Set AT) → EF.CardSecurity → chip authentication version 2 (nonce and
+    /// token) → DG3/DG4. Before: "the chip has no DG14", terminal authentication never tried.
+    @Test func eacVersion2IsReadInItsOrder() throws {
+        let (r, out) = try scanEAC2(["--eac", Self.terminal("terminal")])
+        try #require(r.status == 0, "\(r.stderr.suffix(1500))")
+        try Harness.expectShape(r, "scan")
+        #expect(r.json?["chip_authentication_method"] as? String == "chip_authentication_v2")
+        #expect((r.json?["chip_authentication"] as? [String: Any])?["status"] as? String == "passed", "\(r.json?["chip_authentication"] ?? "")")
+        let ta = try #require(terminalAuthentication(r))
+        #expect(ta["status"] as? String == "passed", "\(ta)")
+        #expect(unavailable(r).isEmpty, "\(unavailable(r))")
+        let read = try DumpFolder(reading: out), original = try DumpFolder(reading: Self.fixture)
+        for file in [LDSFile.dataGroup(3), .dataGroup(4), .dataGroup(1), .dataGroup(2)] {
+            #expect(read.files[file] == original.files[file], "\(file)")
+        }
+        #expect(read.files[.cardSecurity] != nil, "EF.CardSecurity, read after terminal authentication")
+        #expect((r.json?["passive_authentication"] as? [String: Any])?["passed"] as? Bool == true)
+        print("EAC version 2: \(r.json?["apdus"] ?? "?") APDUs")
+    }
+
+    /// A copy without EF.CardSecurity's private key: terminal authentication passes (it proves
+    /// the terminal), but the chip's token does not verify, so chip authentication fails and DG3
+    /// and DG4 stay unread.
+    @Test func eacVersion2CatchesACopy() throws {
+        let (r, _) = try scanEAC2(["--eac", Self.terminal("terminal")], chip: ["--ca-wrong-key"])
+        #expect(r.status == 1, "\(r.stderr.suffix(1200))")
+        let ca = r.json?["chip_authentication"] as? [String: Any]
+        #expect(ca?["status"] as? String == "failed" && (ca?["detail"] as? String)?.contains("token does not verify") == true, "\(ca ?? [:])")
+        #expect(unavailable(r)["DG3"] != nil && unavailable(r)["DG4"] != nil, "\(unavailable(r))")
+    }
+
+    /// Without the inspection system's certificates the outcome says what the chip announces and
+    /// what would run it, not "no DG14" (issue 48, item 4).
+    @Test func eacVersion2WithoutCertificatesIsNamed() throws {
+        let (r, _) = try scanEAC2([])
+        #expect(r.status == 0, "\(r.stderr.suffix(1200))")
+        let detail = (r.json?["chip_authentication"] as? [String: Any])?["detail"] as? String ?? ""
+        #expect(detail.contains("chip authentication version 2") && detail.contains("--eac") && !detail.contains("no DG14"), "\(detail)")
+    }
+
     // MARK: success: BAC and PACE, ECDSA and RSA terminals
 
     @Test(arguments: [

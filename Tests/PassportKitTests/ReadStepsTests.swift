@@ -1087,3 +1087,29 @@ enum ICAO {
         #expect(throws: (any Error).self) { try DeskKeysFile.parse("C01X00T47 881312 340930\n") }  // month 13
     }
 }
+
+/// EF.CardAccess's announcement of EAC version 2 (issue 48, item 3): terminal authentication
+/// version 2, chip authentication version 2 and its standardized domain parameters.
+@Suite struct EACVersion2Announcement {
+    static let ta2 = hex("300D060804007F0007020202020102")
+    static let ca2 = hex("3012060A04007F00070202030202020102020101")
+    // ChipAuthenticationDomainParameterInfo { id-CA-ECDH, { id-standardizedDomainParameters, 13 } }
+    static let domain = hex("3019060904007F000702020302300C060704007F0007010202010D")
+
+    func announced(_ infos: [[UInt8]]) throws -> (info: ChipAuthenticationInfo, parameterID: Int)? {
+        let session = try ReaderBench().bacSession()
+        session.files[.cardAccess] = TLV.encode(tag: 0x31, value: infos.flatMap { $0 })
+        return session.eacVersion2Announced()
+    }
+
+    @Test func allThreeAnnounceIt() throws {
+        let found = try #require(try announced([Self.ta2, Self.ca2, Self.domain]))
+        #expect(found.info.version == 2 && found.parameterID == 13 && found.info.keyID == 1)
+    }
+
+    @Test func withoutOneOfThemItIsNotAnnounced() throws {
+        #expect(try announced([Self.ca2, Self.domain]) == nil, "no TerminalAuthenticationInfo version 2")
+        #expect(try announced([Self.ta2, Self.domain]) == nil, "no ChipAuthenticationInfo")
+        #expect(try announced([Self.ta2, Self.ca2]) == nil, "no domain parameters for the ephemeral key")
+    }
+}

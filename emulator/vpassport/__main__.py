@@ -71,7 +71,8 @@ def cmd_serve(args):
         if args.aa_bad_signature and chip_aa is None:
             raise ValueError("--aa-bad-signature: this chip has no Active Authentication "
                              "(needs DG15 and its private key)")
-        if args.ca_wrong_key and chip_ca is None:
+        eac2_quirk = "eac2" in [spec.partition(":")[0].lower() for spec in args.quirk or []]
+        if args.ca_wrong_key and chip_ca is None and not eac2_quirk:
             raise ValueError("--ca-wrong-key: this chip has no Chip Authentication "
                              "(needs DG14 and its private key)")
         from .dump import mrz_information as _mrz_information
@@ -80,6 +81,12 @@ def cmd_serve(args):
                 pace_chip is not None and pace_chip.ca_private_key is not None):
             log.warning("EF.CVCA but no Chip Authentication (nor PACE-CAM): Terminal Authentication "
                         "cannot be performed, DG3 and DG4 stay unreadable")
+        if eac2_quirk:
+            from . import eac2
+            if pace_chip is None or chip_ta is None:
+                raise ValueError("--quirk eac2 needs --pace and a dump with CVCA.bin")
+            chip_ca = eac2.setup(files, ca_key_file, wrong_key=args.ca_wrong_key)
+            chip_ca.ta, chip_ta.eac2 = chip_ta, True
         from . import faults
         from .quirks import Quirks
         quirks = Quirks(args.quirk or [])

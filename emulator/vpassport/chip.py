@@ -357,8 +357,8 @@ class EmrtdOS(SmartcardOS):
             # Chip Authentication: this response went out under the old keys,
             # everything from the next command on uses the new ones (SSC 0).
             self.session = self.next_session
-            if self.ta is not None:
-                self.ta.reset()
+            if self.ta is not None and "eac2" not in self.quirks:
+                self.ta.reset()             # EAC version 2: TA came first and its rights stay
         self.next_session = None
         return response
 
@@ -587,6 +587,8 @@ class EmrtdOS(SmartcardOS):
         """Common part of B0 and B1. Ne bounds the whole response data field
         (for B1 that includes the DO'53' header). Asking beyond the end returns
         what remains with 6282; an offset at or past the end is 6B00."""
+        if name == "CardSecurity" and "eac2" in self.quirks and not (self.ta is not None and self.ta.done):
+            raise ChipError(0x6982, "--quirk eac2: EF.CardSecurity needs Terminal Authentication first")
         if self.ta is not None and not self.ta.allows(name):
             # EAC: SELECT works, reading needs Terminal Authentication with the right to it.
             raise ChipError(0x6982, "%s needs Terminal Authentication granting it" % name)

@@ -72,6 +72,10 @@ them at the points named in each docstring line below.
                             answered with a plain SW (default 6F00) that the chip does not
                             count in its send sequence counter; SELECT then works (a chip
                             whose EF.CVCA cannot be read by short identifier)
+  eac2                      EAC version 2's order (eac2.py; needs --pace, EF.CVCA, EF.CardSecurity
+                            with the CA key, no DG14): EF.CardAccess announces TA and CA version
+                            2; TA right after PACE with DO'91' in MSE:Set AT; EF.CardSecurity only
+                            after TA; then CA version 2 (nonce and token)
   ca-ephemeral-check        Chip Authentication refuses (6A80) a terminal ephemeral key it has
                             seen before in this card's life, and the first CA is answered 9000
                             but with session keys the terminal cannot have (as --ca-wrong-key,
@@ -88,7 +92,7 @@ NAMES = ("indefinite-length", "sfi-refused", "sticky-auth", "runtime-6700", "rea
          "mutual-auth-error", "pace-refused", "ca-refused", "sm-error", "ta-trust-point-refused",
          "large-card-access", "no-com", "ta-challenge-length", "app-refused", "mutual-auth-corrupt",
          "eof-answer", "aa-bad-trailer", "atr-info", "no-access-control", "pace-answer",
-         "served-file", "ca-ephemeral-check", "sfi-plain")
+         "served-file", "ca-ephemeral-check", "sfi-plain", "eac2")
 SYNTAX = "NAME[:ARG] with NAME one of " + ", ".join(NAMES)
 
 
@@ -338,6 +342,7 @@ NEW_QUIRK_PARSERS = {
     "atr-info": _atr_info,
     "no-access-control": _no_value("no-access-control"),
     "sfi-plain": lambda arg, spec: _sfi_plain(arg, spec),
+    "eac2": _no_value("eac2"),
 }
 
 

@@ -218,6 +218,7 @@ class TerminalAuthentication:
         self.document_number = document_number                 # ID_PICC after BAC
         self.verbose = verbose
         self.extra_protected = set()    # --eac-protect: files opened by any completed TA
+        self.eac2 = False               # --quirk eac2: version 2, after PACE, before Chip Authentication
         self.reset()
 
     def describe(self):
@@ -232,6 +233,7 @@ class TerminalAuthentication:
         self.challenge = None               # r_PICC
         self.granted = 0                    # effective authorization after EXTERNAL AUTHENTICATE
         self.done = False
+        self.at_ephemeral = None            # version 2: Comp(~PK_PCD) from MSE:Set AT's DO'91'
 
     def allows(self, name):
         """May the file be read in this session?"""
@@ -241,10 +243,11 @@ class TerminalAuthentication:
         return bit is None or bool(self.granted & bit)
 
     # --- preconditions ---------------------------------------------------------------------------
-    @staticmethod
-    def _ready(session):
+    def _ready(self, session):
         if session is None:
             raise ChipError(0x6982, "Terminal Authentication needs secure messaging")
+        if self.eac2:
+            return                          # version 2: right after PACE
         if not (getattr(session, "chip_authenticated", False) or
                 getattr(session, "pace_mapping", None) == "CAM"):
             raise ChipError(0x6985, "Terminal Authentication needs Chip Authentication (or PACE-CAM) first")
@@ -288,6 +291,11 @@ class TerminalAuthentication:
         self.at = None
         if self.last is None or self.last.cert.chr != ref or self.last.cert.role != ROLE_IS:
             raise ChipError(0x6A88, "MSE:Set AT %s: not the IS certificate just verified" % ref)
+        if self.eac2:
+            ephemeral = [v for t, v, _ in parse_tlvs(cmd.data) if t == 0x91]
+            if len(ephemeral) != 1 or not ephemeral[0]:
+                raise ChipError(0x6A80, "MSE:Set AT for Terminal Authentication version 2 needs DO'91' (Comp(~PK_PCD))")
+            self.at_ephemeral = ephemeral[0]
         self.at = self.last
         log.info("TA: MSE:Set AT %s", ref)
         return 0x9000, b""
@@ -379,6 +387,8 @@ class TerminalAuthentication:
         else:
             id_picc = self.document_number.encode("ascii")
             how = "ID_PICC = document number"
+        if self.eac2:
+            return id_picc, self.at_ephemeral, how + ", Comp(~PK_PCD) from MSE:Set AT (version 2)"
         ca_key = getattr(session, "ca_terminal_key", None)
         if ca_key is not None:
             return id_picc, comp(ca_key, session.ca_key_kind), how + ", ~PK_PCD of Chip Authentication"
