@@ -26,7 +26,7 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
 
     public struct ChipAuthentication: Codable, Sendable, Equatable {
         public var status: String
-        /// pace_cam or chip_authentication.
+        /// pace_cam, chip_authentication or chip_authentication_v2.
         public var method: String?
         public var `protocol`: String?
         public var keyID: Int?
