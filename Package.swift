@@ -51,9 +51,9 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", path: "Sources/CLibSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CUniFFI"),
-        // HTTPS through the system's libcurl (OpenSSL, the system's CA store and proxy settings):
-        // one exchange in C, since curl_easy_setopt is variadic.
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // HTTPS through the system's libcurl (OpenSSL, the system's CA store and proxy settings),
+        // opened on first use (not linked): one exchange in C, since curl_easy_setopt is variadic.
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
 
         // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
         .target(name: "PassportCrypto", dependencies: ["COpenSSL"]),

@@ -1,12 +1,61 @@
 #include "CCurl.h"
+// The type-checking wrappers of curl.h are macros around the function names; the table below
+// needs the plain declarations.
+#define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
+#include <CLibraryLoader.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+// libcurl is opened when the first exchange starts, not linked: only `present` and the verifier's
+// HTTP tests need it, and its dependencies (nghttp2, ssh, LDAP, Kerberos…) would load with every
+// command otherwise.
+#define PASSPORT_CURL_FUNCTIONS(X) X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt) \
+    X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_easy_cleanup) \
+    X(curl_slist_append) X(curl_slist_free_all)
+
+static struct {
+#define FIELD(name) __typeof__(name) *name;
+    PASSPORT_CURL_FUNCTIONS(FIELD)
+#undef FIELD
+} table;
+static const char *const sonames[] = { "libcurl.so.4" };
+static char failure[512];
+static int loaded;
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+static void global_init(void) {
+    void *handles[1];
+    if (passport_open_libraries(sonames, 1, handles, failure, sizeof failure) != 0) return;
+#define RESOLVE(name) if (!PASSPORT_RESOLVE(table, handles, 1, name, failure, sizeof failure)) return;
+    PASSPORT_CURL_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+    table.curl_global_init(CURL_GLOBAL_DEFAULT);
+    loaded = 1;
+}
+
+// From here on, every curl_* call goes through the table (curl.h's own function-like macros of
+// two of them are replaced).
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
+#define curl_easy_init table.curl_easy_init
+#define curl_easy_setopt table.curl_easy_setopt
+#define curl_easy_perform table.curl_easy_perform
+#define curl_easy_getinfo table.curl_easy_getinfo
+#define curl_easy_strerror table.curl_easy_strerror
+#define curl_easy_cleanup table.curl_easy_cleanup
+#define curl_slist_append table.curl_slist_append
+#define curl_slist_free_all table.curl_slist_free_all
+
+// The package of the release built on: libcurl 8 came with the 64-bit time_t package names
+// (Debian 13, Ubuntu 24.04), libcurl 7 without (Debian 12, Ubuntu 22.04).
+#if LIBCURL_VERSION_MAJOR >= 8
+const char *passport_curl_package(void) { return "libcurl4t64"; }
+#else
+const char *passport_curl_package(void) { return "libcurl4"; }
+#endif
 
 typedef struct {
     uint8_t *data;
@@ -89,6 +138,11 @@ static passport_http_outcome classify(CURLcode code, const sink *body) {
 void passport_http_perform(const passport_http_request *request, passport_http_response *response) {
     memset(response, 0, sizeof *response);
     pthread_once(&global_once, global_init);
+    if (!loaded) {
+        response->outcome = PASSPORT_HTTP_LIBRARY;
+        snprintf(response->error, sizeof response->error, "%s", failure);
+        return;
+    }
     CURL *curl = curl_easy_init();
     if (curl == NULL) {
         response->outcome = PASSPORT_HTTP_OTHER;

@@ -110,6 +110,8 @@ public struct VerifierHTTP: Sendable {
             return .transport(step: step, "the proxy\(Self.proxyNote(for: url)) refused the connection to \(host): \(detail)")
         case PASSPORT_HTTP_SCHEME:
             return .transport(step: step, "\(url) is not an https URL")
+        case PASSPORT_HTTP_LIBRARY:
+            return .transport(step: step, "\(detail); install it: sudo apt install \(String(cString: passport_curl_package()))")
         default:
             return .transport(step: step, "\(method) \(url) failed: \(detail)")
         }

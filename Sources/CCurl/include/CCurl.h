@@ -1,8 +1,8 @@
 #ifndef PASSPORT_CCURL_H
 #define PASSPORT_CCURL_H
 // One HTTP exchange through the system's libcurl (OpenSSL, the system's CA store, the standard
-// proxy variables). libcurl's setopt is variadic, which Swift cannot call: the whole exchange is
-// done here and Swift sees plain structs.
+// proxy variables), opened with dlopen on first use. libcurl's setopt is variadic, which Swift
+// cannot call: the whole exchange is done here and Swift sees plain structs.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +15,7 @@ typedef enum {
     PASSPORT_HTTP_CONNECT,               // the host or the proxy could not be resolved or reached
     PASSPORT_HTTP_PROXY,                 // the proxy refused or broke the tunnel
     PASSPORT_HTTP_SCHEME,                // the URL's scheme is not allowed
+    PASSPORT_HTTP_LIBRARY,               // libcurl could not be opened (not installed)
     PASSPORT_HTTP_OTHER,
 } passport_http_outcome;
 
@@ -45,5 +46,7 @@ typedef struct {
 /// Performs the exchange; `response` is always filled, free it with passport_http_response_free.
 void passport_http_perform(const passport_http_request *request, passport_http_response *response);
 void passport_http_response_free(passport_http_response *response);
+/// The Debian package that holds libcurl.so.4, for messages.
+const char *passport_curl_package(void);
 
 #endif
