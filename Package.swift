@@ -104,7 +104,7 @@ let package = Package(
 
         // Command lines: options and rendering shared by both tools, then the tools.
         .target(name: "PassportCLI", dependencies: [
-            "PassportKit", "ImageCodecs", "MRZScanner", "LocalFiles",
+            "PassportKit", "ImageCodecs", "MRZScanner", "LocalFiles", "LDS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport", dependencies: [

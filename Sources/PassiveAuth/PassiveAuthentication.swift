@@ -347,7 +347,7 @@ public enum PassiveAuthentication {
     }
 
     static func iso(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
+        iso8601(date)
     }
 }
 

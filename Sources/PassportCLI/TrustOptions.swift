@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LDS
 import PassiveAuth
 import PassportKit
 
@@ -34,4 +35,4 @@ public func parseDay(_ text: String) -> Date? {
     return formatter.date(from: text)
 }
 
-public func isoTime(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+public func isoTime(_ date: Date) -> String { iso8601(date) }

@@ -92,7 +92,7 @@ public enum DumpWriter {
         entries[ChipEvidence.fileName] = DumpManifest.FileEntry(size: evidence.count, sha256: DumpManifest.FileEntry.sha256(of: evidence),
                                                                 apdus: 0, seconds: 0)
         var manifest = DumpManifest(toolVersion: PassportKitVersion.version,
-                                    createdAt: ISO8601DateFormatter().string(from: Date()),
+                                    createdAt: iso8601(Date()),
                                     reader: contents.readerName, accessProtocol: contents.accessProtocol,
                                     extendedLength: contents.extendedLength, apdus: contents.apdus,
                                     seconds: rounded(contents.seconds), files: entries,

@@ -71,7 +71,7 @@ struct IssueCommand: ParsableCommand {
                 let location = (try? HolderToken.recorded(in: store.folder)).map { "on token \"\($0.tokenLabel)\"" } ?? "in \(store.folder.path)"
                 try confirm(["The passport passed verification. A self-issued \(format.rawValue) credential (level L1: verifiers see your own word, not the passport's) will be signed by your holder key \(did) (\(location)):",
                              "  " + claims.summary,
-                             "  presentable until the passport expires, \(ISO8601DateFormatter().string(from: claims.expiry)) (presentations do not carry this date)"],
+                             "  presentable until the passport expires, \(iso8601(claims.expiry)) (presentations do not carry this date)"],
                             question: "Sign", action: "signed", yes: yes)
             })
             if let out { try writePrivateFile(Data(outcome.credential.utf8), to: out) }

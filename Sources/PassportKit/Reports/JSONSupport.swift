@@ -1,5 +1,6 @@
 import LocalFiles
 import Foundation
+import LDS
 
 /// An optional that `--json` output spells as `null` when absent: the documented shapes keep
 /// such keys (a missing certificate, an unknown hash algorithm) rather than dropping them.
@@ -86,7 +87,7 @@ public enum ReportEncoding {
     }
 
     /// ISO 8601 time as the reports spell it.
-    public static func time(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    public static func time(_ date: Date) -> String { iso8601(date) }
 }
 
 /// `{"ok": false, "error": {"code", "message"}}`: what every command prints with `--json` when

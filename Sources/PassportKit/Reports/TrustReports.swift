@@ -1,4 +1,5 @@
 import Foundation
+import LDS
 import PassiveAuth
 
 /// `passport trust list --json` (docs/schemas/trust-list.schema.json): per country, the CSCAs
@@ -44,10 +45,9 @@ public struct TrustListReport: Codable, Sendable, Equatable {
     /// Validity is judged at `now`; "expiring" means valid now and ending within 90 days.
     public init(store: URL, directory: TrustDirectory?, now: Date = Date()) {
         self.store = store.path
-        let iso = ISO8601DateFormatter()
         masterLists = (directory?.masterLists ?? []).map {
             MasterList(source: $0.source, country: $0.country, signer: $0.signer, anchor: $0.anchor, cscas: $0.cscas,
-                       sha256: $0.sha256, importedAt: iso.string(from: $0.importedAt))
+                       sha256: $0.sha256, importedAt: iso8601($0.importedAt))
         }
         guard let directory else { countries = []; return }
         countries = directory.countryCodes.map { code in
@@ -61,7 +61,7 @@ public struct TrustListReport: Codable, Sendable, Equatable {
                 else { counts.valid += 1 }
             }
             let crls = directory.revocationLists(of: code).map {
-                CRL(issuer: $0.issuer, nextUpdate: $0.nextUpdate.map(iso.string), sha256: $0.sha256, sources: directory.originNames($0.origins))
+                CRL(issuer: $0.issuer, nextUpdate: $0.nextUpdate.map(iso8601), sha256: $0.sha256, sources: directory.originNames($0.origins))
             }
             let origins = certificates.flatMap(\.origins) + directory.revocationLists(of: code).flatMap(\.origins)
             return Country(country: code, cscas: counts, dscs: certificates.filter { $0.kind == .dsc }.count, crls: crls,

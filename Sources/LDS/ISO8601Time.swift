@@ -1,0 +1,32 @@
+import Foundation
+
+/// A time as the reports spell it, "2024-09-30T10:00:00Z" (ISO 8601, UTC, whole seconds): the
+/// same text as Foundation's ISO8601DateFormatter, computed with integer arithmetic. Building
+/// that formatter loads ICU's calendar and locale data for every call, which was nearly half of
+/// a batch verification's work (issue 47).
+public func iso8601(_ date: Date) -> String {
+    let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+    let days = seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
+    let secondOfDay = seconds - days * 86_400
+    let (year, month, day) = civilDate(daysSince1970: days)
+    return padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T"
+        + padded(secondOfDay / 3600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2) + "Z"
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01 (H. Hinnant's civil_from_days).
+private func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+}
+
+private func padded(_ value: Int64, _ width: Int) -> String {
+    let digits = String(value)
+    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+}
