@@ -95,15 +95,7 @@ final class ReadSession {
         switch chipAuthenticationMethod {
         case .paceCAM?:
             guard let result = reopenedPACE, result.chipAuthenticationMapping != nil else { return }
-            do {
-                try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity]))
-                terminalBinding = TerminalAuthenticationBinding(
-                    idPICC: TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH),
-                    compressedTerminalKey: TerminalAuthenticationBinding.compress(result.terminalEphemeralKey, isDH: result.info.isDH))
-            } catch {
-                paceCAMRefuted = true
-                chipAuthentication = .failed("PACE-CAM failed in a session opened again: \(error)")
-            }
+            _ = checkPACEMapping(result, failure: "PACE-CAM failed in a session opened again")
         case .chipAuthentication?:
             guard let ca = performedChipAuthentication else { return }
             events(.authenticating(protocol: "Chip Authentication"))

@@ -27,16 +27,24 @@ extension ReadSession {
         guard case .pace(let result, _) = gained, result.chipAuthenticationMapping != nil else { return }
         chipAuthenticationMethod = .paceCAM
         chipAuthenticationProtocol = (result.info.protocolOID, nil)
+        if checkPACEMapping(result, failure: "PACE-CAM") { chipAuthentication = .passed }
+    }
+
+    /// Checks a PACE's chip authentication mapping against EF.CardSecurity's key and binds
+    /// terminal authentication to that PACE; a failure is recorded (`failure` starts its text)
+    /// and stands for the rest of the read.
+    func checkPACEMapping(_ result: PACE.Result, failure: String) -> Bool {
         do {
             let key = try PassportReader.chipAuthenticationKey(inCardSecurity: files[.cardSecurity])
             try PACE.verifyChipAuthenticationMapping(result, chipPublicKey: key)
-            chipAuthentication = .passed
             terminalBinding = TerminalAuthenticationBinding(
                 idPICC: TerminalAuthenticationBinding.compress(result.chipEphemeralKey, isDH: result.info.isDH),
                 compressedTerminalKey: TerminalAuthenticationBinding.compress(result.terminalEphemeralKey, isDH: result.info.isDH))
+            return true
         } catch {
             paceCAMRefuted = true
-            chipAuthentication = .failed("PACE-CAM: \(error)")
+            chipAuthentication = .failed("\(failure): \(error)")
+            return false
         }
     }
 
