@@ -64,7 +64,7 @@ enum DeskRecords {
         let scan = ScanReport(contents: contents, dumpName: "not saved (in the desk's memory)", details: details, verification: verification)
         let (face, biometrics, images) = self.images(contents.files, id: id)
         var result = DeskResult(id: id, source: "chip", label: contents.readerName, at: ReportEncoding.time(Date()),
-                                ok: scan.ok && details.problems.isEmpty && contents.fileProblems.isEmpty, document: scan.document,
+                                ok: scan.ok && (scan.document.problems ?? []).isEmpty, document: scan.document,
                                 verdicts: DeskVerdicts.forScan(scan), biometrics: biometrics, savable: true)
         result.face = face
         result.scan = scan

@@ -37,10 +37,9 @@ extension ReadSession {
     func authenticateByEACVersion2(listed: [LDSFile], credentials: TerminalCredentials?) throws {
         guard chipAuthentication != .passed, !paceCAMRefuted, case .pace = gained, files[.dataGroup(14)] == nil,
               let (info, parameterID) = eacVersion2Announced() else { return }
-        guard let credentials else {
-            chipAuthentication = .notSupported("EF.CardAccess announces EAC version 2: chip authentication version 2 runs after terminal authentication, which needs an inspection system certificate (--eac DIR)")
-            return
-        }
+        // Without certificates the outcome stays what authenticateChip said: what EF.CardAccess
+        // announces, and that --eac DIR runs it.
+        guard let credentials else { return }
         let ca: ChipAuthenticationV2
         do { ca = try ChipAuthenticationV2(info: info, standardizedParameter: parameterID) } catch {
             chipAuthentication = .notSupported("EF.CardAccess announces chip authentication version 2 that this reader cannot run: \(error)")
