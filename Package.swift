@@ -58,42 +58,46 @@ let package = Package(
         // Base: the only OpenSSL wrappers (digests, random bytes, ciphers, keys, BIGNUMs, SecretBytes).
         .target(name: "PassportCrypto", dependencies: ["COpenSSL"]),
         .target(name: "MRZ"),
+        // What FoundationEssentials lacks, without the ICU that Foundation brings: JSON text as
+        // Swift values, and string and number spelling (trim, pad, fixed decimals, hex, percent).
+        .target(name: "JSONCore"),
+        .target(name: "TextSupport"),
         // Where files live on this machine (XDG base directories) and how personal data is written (0600/0700).
         .target(name: "LocalFiles"),
         // Data: BER-TLV/DER and the files of the logical data structure.
-        .target(name: "LDS", dependencies: ["MRZ", "PassportCrypto", "LocalFiles"]),
+        .target(name: "LDS", dependencies: ["JSONCore", "TextSupport", "MRZ", "PassportCrypto", "LocalFiles"]),
         // Trust: CMS, X.509, master lists, CRLs, the trust store, dump verification.
-        .target(name: "PassiveAuth", dependencies: ["LDS", "MRZ", "PassportCrypto", "COpenSSL", "LocalFiles"]),
+        .target(name: "PassiveAuth", dependencies: ["TextSupport", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "LocalFiles"]),
         // Chip: transports, then the protocols spoken over them.
-        .target(name: "CardIO", dependencies: ["CPCSCLite", "CNFC"]),
-        .target(name: "ChipProtocols", dependencies: ["CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "CEAC"]),
+        .target(name: "CardIO", dependencies: ["TextSupport", "CPCSCLite", "CNFC"]),
+        .target(name: "ChipProtocols", dependencies: ["LocalFiles", "TextSupport", "CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "CEAC"]),
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
         .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
-        .target(name: "MRZScanner", dependencies: ["MRZ", "ImageCodecs", "CTesseract", "CLeptonica", "LocalFiles"]),
+        .target(name: "MRZScanner", dependencies: ["TextSupport", "MRZ", "ImageCodecs", "CTesseract", "CLeptonica", "LocalFiles"]),
         // Video: camera (V4L2) and video-file frames through FFmpeg, read until two frames agree.
-        .target(name: "VideoFrames", dependencies: ["CFFmpeg", "MRZScanner", "MRZ"]),
-        .target(name: "Credentials", dependencies: ["PassportCrypto", "LocalFiles"]),
+        .target(name: "VideoFrames", dependencies: ["TextSupport", "CFFmpeg", "MRZScanner", "MRZ"]),
+        .target(name: "Credentials", dependencies: ["JSONCore", "TextSupport", "PassportCrypto", "LocalFiles"]),
         // The holder key on a hardware token (PKCS#11: YubiKey PIV, Nitrokey, smart cards, SoftHSM).
-        .target(name: "TokenKeys", dependencies: ["CPKCS11", "Credentials", "PassportCrypto"]),
+        .target(name: "TokenKeys", dependencies: ["TextSupport", "CPKCS11", "Credentials", "PassportCrypto"]),
         // The key store's device key in the desktop keyring (Secret Service via libsecret).
         .target(name: "SystemKeyring", dependencies: ["CLibSecret", "Credentials"]),
         // OpenID4VP 1.0: request objects (JAR, x509_hash / x509_san_dns), DCQL, vp_token and
         // direct_post.jwt responses (JWE ECDH-ES) — parsing and checks, no network (fuzzed).
-        .target(name: "OpenID4VP", dependencies: ["Credentials", "PassportCrypto", "COpenSSL", "LocalFiles"]),
+        .target(name: "OpenID4VP", dependencies: ["JSONCore", "TextSupport", "Credentials", "PassportCrypto", "COpenSSL", "LocalFiles"]),
         // The wallet's HTTP side over libcurl. Kept apart so that only the passport command links
         // libcurl, not Credentials or PassiveAuth.
-        .target(name: "OpenID4VPClient", dependencies: ["OpenID4VP", "CCurl"]),
-        .target(name: "Proving", dependencies: ["CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
+        .target(name: "OpenID4VPClient", dependencies: ["JSONCore", "TextSupport", "OpenID4VP", "CCurl"]),
+        .target(name: "Proving", dependencies: ["JSONCore", "LocalFiles", "CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
         // Pipeline: scan → verify → issue, with typed reports.
-        .target(name: "PassportKit", dependencies: ["LocalFiles", "MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"],
+        .target(name: "PassportKit", dependencies: ["JSONCore", "TextSupport", "LocalFiles", "MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"],
                 plugins: ["VersionStamp"]),
         // `passport doctor`: what stops a reader, OCR, verification or the key store here.
-        .target(name: "Diagnostics", dependencies: ["CardIO", "PassiveAuth", "PassportKit", "Credentials", "TokenKeys", "MRZScanner", "VideoFrames", "COpenSSL"]),
+        .target(name: "Diagnostics", dependencies: ["LocalFiles", "TextSupport", "CardIO", "PassiveAuth", "PassportKit", "Credentials", "TokenKeys", "MRZScanner", "VideoFrames", "COpenSSL"]),
         // VERSION (and the git commit) → PassportKitVersion, before every build.
         .plugin(name: "VersionStamp", capability: .buildTool()),
         // `passport desk`: the inspection desk in a browser, a loopback HTTP server over PassportKit
         // whose page (Sources/Desk/Assets) is embedded in the binary by the DeskAssets plugin.
-        .target(name: "Desk", dependencies: [
+        .target(name: "Desk", dependencies: ["TextSupport", 
             "PassportKit", "Diagnostics", "CardIO", "LDS", "MRZ", "PassiveAuth", "PassportCrypto", "LocalFiles",
             "ImageCodecs", "MRZScanner", "CZlib",
             .product(name: "NIOCore", package: "swift-nio"),
@@ -103,11 +107,11 @@ let package = Package(
         .plugin(name: "DeskAssets", capability: .buildTool()),
 
         // Command lines: options and rendering shared by both tools, then the tools.
-        .target(name: "PassportCLI", dependencies: [
+        .target(name: "PassportCLI", dependencies: ["JSONCore", "TextSupport", 
             "PassportKit", "ImageCodecs", "MRZScanner", "LocalFiles", "LDS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "passport", dependencies: [
+        .executableTarget(name: "passport", dependencies: ["JSONCore", "TextSupport", 
             "PassportCLI", "PassportKit", "LocalFiles", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
             "Diagnostics", "Desk", "Proving",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -119,6 +123,8 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["PassportCrypto", "PassiveAuth", "LDS"], path: "Tests/TestSupport"),
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
+        .testTarget(name: "TextSupportTests", dependencies: ["TextSupport", "LocalFiles", "TestSupport"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "LDS"]),
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
         .testTarget(name: "VideoFramesTests", dependencies: ["VideoFrames", "MRZScanner", "MRZ", "TestSupport"]),

@@ -1,3 +1,4 @@
+import TextSupport
 import Dispatch
 /// Something that sends command APDUs to a card and returns its responses: a reader transport,
 /// or secure messaging layered over another channel.
@@ -112,16 +113,16 @@ public final class ISO7816Channel: CardChannel {
     /// "READ BINARY", "SELECT", … for messages; INS 82 is BAC's MUTUAL AUTHENTICATE in plain and
     /// terminal authentication's EXTERNAL AUTHENTICATE under secure messaging.
     public static func instructionName(_ ins: UInt8, secure: Bool) -> String {
-        ins == 0x82 && secure ? "EXTERNAL AUTHENTICATE" : instructionNames[ins] ?? "INS \(String(format: "%02X", ins))"
+        ins == 0x82 && secure ? "EXTERNAL AUTHENTICATE" : instructionNames[ins] ?? "INS \(ins.hex(2))"
     }
 
     /// "APDU 12: READ BINARY 0C B0 00 E7, 19 bytes in, 256 expected → 9000, 248 bytes (3.1 ms)"
     static func describe(_ command: [UInt8], response: ResponseAPDU, milliseconds: Double, number: Int) -> String {
         guard command.count >= 4 else { return "APDU \(number): malformed" }
-        let header = command.prefix(4).map { String(format: "%02X", $0) }.joined(separator: " ")
+        let header = command.prefix(4).map { $0.hex(2) }.joined(separator: " ")
         let secure = command[0] & 0x0C == 0x0C ? " (secure messaging)" : ""
         let name = instructionName(command[1], secure: !secure.isEmpty)
-        return "APDU \(number): \(name)\(secure) \(header), \(command.count) bytes → \(String(format: "%04X", response.status.value)), "
-            + "\(response.data.count) bytes (\(String(format: "%.1f", milliseconds)) ms)"
+        return "APDU \(number): \(name)\(secure) \(header), \(command.count) bytes → \(response.status.value.hex(4)), "
+            + "\(response.data.count) bytes (\(milliseconds.fixed(1)) ms)"
     }
 }

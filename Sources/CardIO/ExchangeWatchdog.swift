@@ -1,34 +1,33 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
+import Synchronization
 
 /// Guards against a chip or reader that never answers: PC/SC's SCardTransmit cannot be given
-/// a timeout, so a background thread watches how long the current exchange has been running
+/// a timeout, so a background queue watches how long the current exchange has been running
 /// and calls `onExpire` when it exceeds the limit.
-public final class ExchangeWatchdog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var startedAt: Date?
-    private var thread: Thread?
+public final class ExchangeWatchdog: Sendable {
+    private let state = Mutex<(startedAt: Date?, cancelled: Bool)>((nil, false))
     public let limit: Double
 
     public init(limit: Double, onExpire: @escaping @Sendable () -> Void) {
         self.limit = limit
-        let thread = Thread { [weak self] in
-            while let self, !Thread.current.isCancelled {
-                self.lock.lock()
-                let started = self.startedAt
-                self.lock.unlock()
+        // A queue of its own: a thread that sleeps between looks, not one of the shared pool's.
+        DispatchQueue(label: "passport.exchange-watchdog").async { [weak self] in
+            while let self {
+                let (started, cancelled) = self.state.withLock { ($0.startedAt, $0.cancelled) }
+                if cancelled { return }
                 if let started, Date().timeIntervalSince(started) > self.limit {
                     onExpire()
                     return
                 }
-                Thread.sleep(forTimeInterval: 0.1)
+                usleep(100_000)
             }
         }
-        self.thread = thread
-        thread.start()
     }
 
-    deinit { thread?.cancel() }
+    deinit { state.withLock { $0.cancelled = true } }
 
-    func begin() { lock.lock(); startedAt = Date(); lock.unlock() }
-    func end() { lock.lock(); startedAt = nil; lock.unlock() }
+    func begin() { state.withLock { $0.startedAt = Date() } }
+    func end() { state.withLock { $0.startedAt = nil } }
 }

@@ -1,5 +1,6 @@
 import CNFC
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// libnfc (PN53x boards, ACR122U used directly): devices by connstring, ISO 14443-4 targets.
 public final class NFCContext {

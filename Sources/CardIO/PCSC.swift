@@ -1,5 +1,6 @@
 import CPCSCLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// PC/SC constants, spelled out because pcsc-lite defines them as casting macros Swift cannot import.
 enum PCSCConstant {
@@ -82,7 +83,7 @@ public final class PCSCContext {
         guard !all.isEmpty else { throw CardIOError.noReaders }
         guard let requested else { return all[0] }
         if let exact = all.first(where: { $0 == requested }) { return exact }
-        if let match = all.first(where: { $0.localizedCaseInsensitiveContains(requested) }) { return match }
+        if let match = all.first(where: { $0.lowercased().contains(requested.lowercased()) }) { return match }
         throw CardIOError.readerNotFound(requested: requested, available: all)
     }
 

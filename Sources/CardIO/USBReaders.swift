@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 
 /// Contactless readers on the USB bus that the user may not be allowed to open: found in sysfs
 /// by vendor and product id, checked for read/write access to their /dev/bus/usb node and for
@@ -37,12 +39,12 @@ public enum USBReaders {
         for entry in entries {
             let base = "\(sysfs)/\(entry)"
             func read(_ name: String) -> String? {
-                (try? String(contentsOfFile: "\(base)/\(name)", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                (try? String(contentsOfFile: "\(base)/\(name)", encoding: .utf8))?.trimmed()
             }
             guard let vendor = read("idVendor"), let product = read("idProduct"),
                   let model = known["\(vendor):\(product)"],
                   let bus = read("busnum").flatMap(Int.init), let device = read("devnum").flatMap(Int.init) else { continue }
-            let path = String(format: "/dev/bus/usb/%03d/%03d", bus, device)
+            let path = "/dev/bus/usb/\(bus.zeroPadded(3))/\(device.zeroPadded(3))"
             let accessible = access(devfs + path.dropFirst(4), R_OK | W_OK) == 0
             let driver = (try? fm.destinationOfSymbolicLink(atPath: "\(base):1.0/driver")).map { URL(fileURLWithPath: $0).lastPathComponent }
             findings.append(Finding(model: model, usbID: "\(vendor):\(product)", devicePath: path, accessible: accessible, kernelDriver: driver))

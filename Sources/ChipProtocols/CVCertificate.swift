@@ -1,3 +1,4 @@
+import TextSupport
 import CEAC
 import COpenSSL
 import Glibc
@@ -36,7 +37,7 @@ public struct CVDate: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        "\(year.zeroPadded(4))-\(month.zeroPadded(2))-\(day.zeroPadded(2))"
     }
 }
 

@@ -1,3 +1,4 @@
+import TextSupport
 import CEAC
 import CardIO
 import COpenSSL
@@ -29,7 +30,7 @@ public enum TerminalAuthenticationError: Error, Equatable, Sendable, CustomStrin
             let shown = trustPoints.isEmpty ? "EF.CVCA names no trust point" : "the chip trusts \(trustPoints.joined(separator: " and ")) (EF.CVCA)"
             return "\(shown); the terminal's chain (\(chain.joined(separator: " → "))) does not start from it, so no certificate was sent. Use a chain that starts at the chip's CVCA"
         case .efCVCAElsewhere(let fileID, let shortFileID):
-            let named = fileID.map { String(format: "%02X", $0) }.joined() + (shortFileID.map { ", short identifier " + $0.map { String(format: "%02X", $0) }.joined() } ?? "")
+            let named = fileID.map { $0.hex(2) }.joined() + (shortFileID.map { ", short identifier " + $0.map { $0.hex(2) }.joined() } ?? "")
             return "DG14's TerminalAuthenticationInfo names EF.CVCA as file \(named), but an eMRTD's EF.CVCA is file 011C, short identifier 1C (ICAO 9303-10): the chip's DG14 contradicts its files, so terminal authentication was not run"
         }
     }

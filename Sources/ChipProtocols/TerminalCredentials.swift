@@ -1,7 +1,8 @@
 import CEAC
 import COpenSSL
-import Foundation
+import FoundationEssentials
 import LDS
+import LocalFiles
 
 /// An inspection system's credentials for terminal authentication: its CV certificate chain
 /// (CVCA link certificates, the document verifier, the terminal) and the terminal's private key.
@@ -48,7 +49,7 @@ public struct TerminalCredentials: Sendable {
     public static func load(directory: String) throws -> TerminalCredentials {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory).sorted() } catch {
-            throw TerminalAuthenticationError.badCredentials("cannot list \(directory): \(error.localizedDescription)")
+            throw TerminalAuthenticationError.badCredentials("cannot list \(directory): \(PrivateFiles.reasonText(error))")
         }
         let certificates = names.filter { $0.hasSuffix(".cvcert") || $0.hasSuffix(".cvc") }
         let keys = names.filter { [".pkcs8", ".key", ".pem", ".der"].contains(where: $0.hasSuffix) }
@@ -60,7 +61,7 @@ public struct TerminalCredentials: Sendable {
         guard !certificates.isEmpty else {
             throw TerminalAuthenticationError.badCredentials("\(directory) holds no CV certificate (.cvcert or .cvc)")
         }
-        let path = { (name: String) in (directory as NSString).appendingPathComponent(name) }
+        let path = { (name: String) in Paths.join(directory, name) }
         return try load(certificates: certificates.map(path), key: path(keys[0]))
     }
 

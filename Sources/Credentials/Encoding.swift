@@ -1,12 +1,13 @@
-import Foundation
+import FoundationEssentials
+import JSONCore
 
 /// Base64url without padding (RFC 4648 §5), as JOSE and SD-JWT use it.
 public enum Base64URL {
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
         Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+            .replacing("+", with: "-")
+            .replacing("/", with: "_")
+            .replacing("=", with: "")
     }
 
     public static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
@@ -15,7 +16,7 @@ public enum Base64URL {
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
         guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
               text.count % 4 != 1 else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = String(text).replacing("-", with: "+").replacing("_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64).map { [UInt8]($0) }
     }
@@ -60,7 +61,7 @@ public enum Base58 {
 /// JSON with stable output: sorted keys, no escaped slashes, UTF-8 kept as is.
 public enum CanonicalJSON {
     public static func data(_ object: Any) throws -> Data {
-        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        Data(try JSON.serialize(object))
     }
 
     public static func string(_ object: Any) throws -> String {
@@ -78,7 +79,7 @@ public enum CanonicalJSON {
         guard !InputBounds.nestsDeeper(than: InputBounds.maxJSONDepth, bytes) else {
             throw CredentialError.malformed("JSON nests objects and arrays deeper than \(InputBounds.maxJSONDepth) levels")
         }
-        return try? JSONSerialization.jsonObject(with: Data(bytes), options: fragmentsAllowed ? [.fragmentsAllowed] : [])
+        return try? JSON.parse(bytes, fragmentsAllowed: fragmentsAllowed)
     }
 }
 

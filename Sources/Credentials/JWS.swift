@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A compact JWS (RFC 7515) signed with ES256.
 public struct CompactJWS {

@@ -1,6 +1,8 @@
 import LocalFiles
 import PassportCrypto
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 
 /// The holder's keys: one holder key and one pairwise key per verifier origin, each in its own
 /// file (mode 0600, folder 0700) under `$XDG_CONFIG_HOME/passport/keys` (or ~/.config/…).
@@ -231,14 +233,14 @@ public final class KeyStore: @unchecked Sendable {
             }
             return
         }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: data, as: UTF8.self).trimmed()
         guard let version = Int(text) else { throw CredentialError.keyStore("\(formatFile.path) is damaged (it holds \"\(text.prefix(20))\").") }
         try KeyStore.checkVersion(version, of: folder.path)
     }
 
     /// Writes this release's format number into `format` (after `checkStoreFormat`).
     private func markFormat() throws {
-        let text = (FileManager.default.contents(atPath: formatFile.path)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        let text = (FileManager.default.contents(atPath: formatFile.path)).map { String(decoding: $0, as: UTF8.self).trimmed() }
         guard text != "\(KeyStore.formatVersion)" else { return }
         do { try PrivateFiles.replace(formatFile, with: Array("\(KeyStore.formatVersion)\n".utf8)) } catch let error as PrivateFiles.WriteError {
             throw CredentialError.keyStore(error.description)
@@ -360,7 +362,7 @@ public final class KeyStore: @unchecked Sendable {
             var scalar = try key.scalar()
             defer { for i in scalar.indices { scalar[i] = 0 } }
             let sealed = try CredentialError.mapping { try AESGCM.seal(scalar, key: kek, nonce: nonce, aad: Array(did.utf8)) }
-            entries.append(["file": url.path.replacingOccurrences(of: folder.path + "/", with: ""), "did": did,
+            entries.append(["file": url.path.replacing(folder.path + "/", with: ""), "did": did,
                             "nonce": Base64URL.encode(nonce), "ciphertext": Base64URL.encode(sealed.ciphertext), "tag": Base64URL.encode(sealed.tag)])
         }
         guard !entries.isEmpty else { throw CredentialError.keyStore("there are no keys in \(folder.path) to export.") }

@@ -1,5 +1,5 @@
 import PassportCrypto
-import Foundation
+import FoundationEssentials
 
 /// A P-256 public key as its affine coordinates (32 bytes each).
 public struct P256PublicKey: Sendable, Equatable, Hashable {

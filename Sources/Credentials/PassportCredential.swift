@@ -1,5 +1,6 @@
 import PassportCrypto
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// The claims a passport-backed credential may carry: derived facts only, never MRZ data.
 /// How far a verifier may trust them is not a claim: the verifier states it (`TrustLevel`).
@@ -177,7 +178,7 @@ public enum PassportCredential {
     /// Reads a credential the holder keeps: a self-issued one (signature checked under `holder`)
     /// or an institution's batch (one SD-JWT with `x5c` per line; the verifier checks the chain).
     public static func open(_ credential: String, holder: P256PublicKey) throws -> HeldCredential {
-        let lines = credential.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let lines = credential.split(whereSeparator: \.isNewline).map { $0.trimmed() }.filter { !$0.isEmpty }
         guard let first = lines.first else { throw CredentialError.malformed("the credential is empty") }
         if first.contains("~"), let header = try? CompactJWS(String(first.prefix { $0 != "~" })).header, header["x5c"] != nil {
             var instances: [HeldCredential.Instance] = []
@@ -199,7 +200,7 @@ public enum PassportCredential {
             }
             return HeldCredential(claims: claims!, format: .sdJWT, instances: instances, issuer: issuer)
         }
-        let trimmed = credential.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = credential.trimmed()
         if trimmed.contains("~") {
             let parts = try SDJWT.split(trimmed)
             let jws = try CompactJWS(parts.jwt)
@@ -325,7 +326,7 @@ public struct PresentationVerifier: Sendable {
 
     public func verify(_ token: String) throws -> VerifiedPresentation {
         try InputBounds.checkTokenSize(token, what: "the presentation")
-        let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = token.trimmed()
         return trimmed.contains("~") ? try verifySDJWT(trimmed) : try verifyVPJWT(trimmed)
     }
 

@@ -1,5 +1,6 @@
 import PassportCrypto
-import Foundation
+import FoundationEssentials
+import JSONCore
 
 /// SD-JWT (RFC 9901): selectively disclosable claims of a JWT, each released through a
 /// Disclosure, with an optional Key Binding JWT.
@@ -50,7 +51,7 @@ public enum SDJWT {
         public var digest: String { SDJWT.digest(encoded) }
 
         public var value: Any {
-            (try? JSONSerialization.jsonObject(with: Data(valueJSON.utf8), options: [.fragmentsAllowed])) ?? NSNull()
+            (try? JSON.parse(Array(valueJSON.utf8), fragmentsAllowed: true)) ?? JSON.null
         }
     }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A secret (PIN, passphrase) typed on the controlling terminal without echo; never from stdin,
 /// which scripts use for other things.
@@ -17,7 +18,7 @@ public enum TerminalSecret {
         _ = write(tty, prompt, prompt.utf8.count)
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while Foundation.read(tty, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        while Glibc.read(tty, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
         return String(decoding: line, as: UTF8.self)
     }
 }

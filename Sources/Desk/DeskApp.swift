@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 import LDS
 import LocalFiles
 import MRZ
@@ -103,7 +104,7 @@ public final class DeskApp: Sendable {
         }
         let key = MRZAccessKey(documentNumber: number, birthDate: birth, expiryDate: expiry)
         try key.validate()
-        let fields = [("document number", key.documentNumber.count < 9 ? key.documentNumber.padding(toLength: 9, withPad: "<", startingAt: 0) : key.documentNumber,
+        let fields = [("document number", key.documentNumber.count < 9 ? key.documentNumber.padded(to: 9, with: "<") : key.documentNumber,
                        given.documentNumberCheck), ("birth date", birth, given.birthCheck), ("expiry date", expiry, given.expiryCheck)]
         for (label, field, check) in fields {
             guard let check, !check.isEmpty else { continue }
@@ -193,7 +194,7 @@ public final class DeskApp: Sendable {
         guard let contents = record.contents else {
             return .error(409, "not_savable", "Only documents read at the desk are saved; a dropped dump is on disk already.")
         }
-        let stamp = record.result.at.filter { $0.isNumber || $0 == "T" }.replacingOccurrences(of: "T", with: "-")
+        let stamp = record.result.at.filter { $0.isNumber || $0 == "T" }.replacing("T", with: "-")
         let destination = saveFolder.appendingPathComponent("passport-\(stamp)-\(record.result.id)")
         do {
             try PrivateFiles.createFolder(saveFolder)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 import PassportKit
 
 /// One HTTP request as the desk's routes see it: the body is complete (bounded by the server).
@@ -19,8 +20,8 @@ public struct DeskRequest: Sendable {
         if parts.count == 2 {
             for pair in parts[1].split(separator: "&") {
                 let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = String(kv[0]).removingPercentEncoding ?? String(kv[0])
-                let value = kv.count == 2 ? (String(kv[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "") : ""
+                let name = PercentEncoding.decode(kv[0], plusIsSpace: false) ?? String(kv[0])
+                let value = kv.count == 2 ? (PercentEncoding.decode(kv[1], plusIsSpace: true) ?? "") : ""
                 query[name] = value
             }
         }
@@ -42,7 +43,7 @@ public struct DeskRequest: Sendable {
     public func cookie(_ name: String) -> String? {
         for header in headers["cookie"] ?? [] {
             for pair in header.split(separator: ";") {
-                let kv = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                let kv = pair.trimmed().split(separator: "=", maxSplits: 1)
                 if kv.count == 2, kv[0] == name { return String(kv[1]) }
             }
         }

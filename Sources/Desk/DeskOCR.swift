@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 import MRZ
 import MRZScanner
 import PassportKit
@@ -44,7 +45,7 @@ public struct DeskMRZReading: Encodable, Sendable {
 /// give the same MRZ. One image is read at a time (the scanner is not shared between threads).
 public final class DeskOCR: @unchecked Sendable {
     let tessdata: String?
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var loaded: MRZScanner?
     /// The camera's frames so far: MRZ lines → how many frames gave them.
     private var seen: [[String]: Int] = [:]
@@ -54,7 +55,7 @@ public final class DeskOCR: @unchecked Sendable {
 
     /// A photo of the data page; throws the scanner's refusal.
     public func photo(_ image: [UInt8]) throws -> DeskMRZReading {
-        try lock.withLock {
+        try lock.withLock { _ in
             do {
                 let result = try scanner().scan(imageData: image)
                 return DeskMRZReading(status: "read", mrz: result.mrz)
@@ -67,7 +68,7 @@ public final class DeskOCR: @unchecked Sendable {
     /// One camera frame: "agreed" once two frames give the same MRZ. A frame without one is not an
     /// error (the person is still moving the page); a missing model or engine is.
     public func frame(_ image: [UInt8]) throws -> DeskMRZReading {
-        try lock.withLock {
+        try lock.withLock { _ in
             frames += 1
             let result: MRZScanResult
             do {
@@ -90,7 +91,7 @@ public final class DeskOCR: @unchecked Sendable {
     }
 
     /// Forgets the camera's frames (a new document, or the camera stopped).
-    public func resetCamera() { lock.withLock { seen.removeAll(); frames = 0 } }
+    public func resetCamera() { lock.withLock { _ in seen.removeAll(); frames = 0 } }
 
     /// The scanner's refusal as the desk tells it: the desk has no --time-budget (it reads within
     /// the scanner's default limit), so a search its clock stopped gets advice that works here.

@@ -1,7 +1,9 @@
 import CardIO
 import ChipProtocols
 import Diagnostics
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import PassiveAuth
 import PassportKit
 import Synchronization
@@ -29,7 +31,7 @@ public final class DeskReaders: Sendable {
     }
 
     public func start() {
-        Thread.detachNewThread { [self] in run() }
+        DispatchQueue(label: "passport.desk-readers").async { [self] in run() }  // a thread of its own for the readers' loop
     }
 
     public func stop() { stopped.store(true, ordering: .relaxed) }

@@ -1,6 +1,6 @@
 import ChipProtocols
 import Diagnostics
-import Foundation
+import FoundationEssentials
 import MRZ
 import PassportKit
 import Synchronization

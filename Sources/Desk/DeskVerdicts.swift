@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 import LDS
 import PassiveAuth
 import PassportKit
@@ -136,7 +137,7 @@ public enum DeskVerdicts {
 
     static func authentication(_ check: String, _ title: String, _ report: AuthenticationReport) -> DeskVerdict {
         let status: DeskVerdict.Status = report.status == "passed" ? .passed : report.status == "failed" ? .failed : .neutral
-        let summary = report.status.replacingOccurrences(of: "_", with: " ") + (report.detail.map { ": \($0)" } ?? "")
+        let summary = report.status.replacing("_", with: " ") + (report.detail.map { ": \($0)" } ?? "")
         return DeskVerdict(check: check, title: title, status: status, summary: summary,
                            details: status == .failed ? ["The chip may be a copy: its key did not prove itself."] : [])
     }
@@ -149,7 +150,7 @@ public enum DeskVerdicts {
         if let points = terminal.chipTrustPoints { details.append("The chip's trust points: \(points.joined(separator: ", "))") }
         if let step = terminal.step, let word = terminal.statusWord { details.append("The chip answered \(step) with \(word)") }
         return DeskVerdict(check: "terminal_authentication", title: "Terminal authentication (DG3, DG4)", status: status,
-                           summary: terminal.status.replacingOccurrences(of: "_", with: " ") + (terminal.detail.map { ": \($0)" } ?? ""),
+                           summary: terminal.status.replacing("_", with: " ") + (terminal.detail.map { ": \($0)" } ?? ""),
                            details: details)
     }
 
@@ -160,7 +161,7 @@ public enum DeskVerdicts {
     /// The C= attribute of a distinguished name as reports print it ("C=DE, O=…").
     static func countryCode(_ name: String) -> String? {
         for part in name.split(separator: ",") {
-            let attribute = part.trimmingCharacters(in: .whitespaces)
+            let attribute = part.trimmed()
             if attribute.uppercased().hasPrefix("C=") { return String(attribute.dropFirst(2)) }
         }
         return nil
@@ -174,7 +175,7 @@ public enum DeskVerdicts {
         }
     }
 
-    static func words(_ status: PassiveAuthenticationReport.Status) -> String { status.rawValue.replacingOccurrences(of: "_", with: " ") }
+    static func words(_ status: PassiveAuthenticationReport.Status) -> String { status.rawValue.replacing("_", with: " ") }
     static func words(_ status: DataGroupCheck.Status) -> String {
         switch status {
         case .valid: return "ok"

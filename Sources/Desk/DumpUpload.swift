@@ -1,5 +1,5 @@
 import CZlib
-import Foundation
+import FoundationEssentials
 import LDS
 
 /// Why an upload was refused; nothing of it is kept.

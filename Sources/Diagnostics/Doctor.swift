@@ -1,5 +1,5 @@
 import Credentials
-import Foundation
+import FoundationEssentials
 
 /// `passport doctor`: what stops a reader (or the rest of the toolkit) from working here, in the
 /// order a person would look, each with the exact fix. It changes nothing.

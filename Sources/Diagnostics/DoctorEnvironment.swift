@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where doctor looks. On a user's machine the real system; tests give a fixture tree holding
 /// `sys/bus/usb/devices`, `sys/module` and `dev` through PASSPORT_DOCTOR_ROOT (used by tests

@@ -1,5 +1,5 @@
 import Credentials
-import Foundation
+import FoundationEssentials
 import TokenKeys
 
 /// The holder key: present, and what protects it (keyring, passphrase, token, or only the file

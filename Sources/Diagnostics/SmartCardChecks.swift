@@ -1,5 +1,8 @@
 import CardIO
-import Foundation
+import FoundationEssentials
+import Glibc
+import LocalFiles
+import TextSupport
 
 /// pcsc-lite (installed, running or socket-activated, reachable by this user), the readers of
 /// PC/SC and libnfc, and the card on each: an eMRTD or some other card.
@@ -121,7 +124,7 @@ enum SmartCardChecks {
 
     /// What the card answered to SELECT of the eMRTD application.
     static func cardCheck(_ reader: String, _ answer: [UInt8]) -> DoctorCheck {
-        let status = answer.count >= 2 ? answer.suffix(2).map { String(format: "%02X", $0) }.joined() : "no answer"
+        let status = answer.count >= 2 ? answer.suffix(2).map { $0.hex(2) }.joined() : "no answer"
         if status == "9000" { return DoctorCheck("card", reader, .ok, "an eMRTD (passport or ID card): its application answers SELECT") }
         return DoctorCheck("card", reader, .warn, "a card that is not an eMRTD: no eMRTD application (SELECT answered \(status))",
                            fix: "put the passport's data page (or the ID card) on the reader; this card cannot be read as a passport")
@@ -131,7 +134,7 @@ enum SmartCardChecks {
     static func processIDs(named name: String) -> [Int] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int.init).filter { pid in
-            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmed() == name
         }.sorted()
     }
 }

@@ -1,6 +1,8 @@
 import CardIO
 import COpenSSL
-import Foundation
+import FoundationEssentials
+import Glibc
+import LocalFiles
 import MRZScanner
 import VideoFrames
 
@@ -64,16 +66,18 @@ enum ToolChecks {
     }
 
     /// "2.0.0", from `pcscd --version` ("pcsc-lite version 2.0.0.").
+    /// `binary` is one of the fixed `SmartCardChecks.pcscdPaths`, so the shell line is ours.
     static func pcscdVersion(_ binary: String) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--version"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        guard let stream = popen("'\(binary)' --version 2>/dev/null", "r") else { return nil }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 65536 {
+            let count = fread(&buffer, 1, buffer.count, stream)
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+        }
+        pclose(stream)
+        let output = String(decoding: bytes, as: UTF8.self)
         guard let line = output.split(separator: "\n").first(where: { $0.contains("version") }),
               let word = line.split(separator: " ").last(where: { $0.first?.isNumber == true }) else { return nil }
         return String(word.hasSuffix(".") ? word.dropLast() : word)

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import PassiveAuth
 import PassportKit
+import LDS
 
 /// The trust store: CSCAs per country, CSCAs that expired or expire within 90 days, CRLs past
 /// their next update, master lists anchored only in themselves.
@@ -58,11 +59,10 @@ enum TrustChecks {
     }
 
     static func revocation(_ countries: [TrustListReport.Country], now: Date) -> [DoctorCheck] {
-        let iso = ISO8601DateFormatter()
         var checks: [DoctorCheck] = []
         for country in countries {
             for crl in country.crls {
-                guard let text = crl.nextUpdate, let next = iso.date(from: text), next < now else { continue }
+                guard let text = crl.nextUpdate, let next = parseISO8601(text), next < now else { continue }
                 checks.append(DoctorCheck("trust", "CRL of \(country.country)", .warn,
                                           "\(crl.issuer): next update was due \(text); revocation is judged on an old list",
                                           fix: "import the current CRL of \(country.country) (from its CSCA's distribution point or the ICAO PKD): \(importHint)"))

@@ -1,5 +1,7 @@
 import CardIO
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 
 /// Known USB readers that are present but cannot be used: no permission on the device node,
 /// claimed by the kernel's NFC driver, or held by pcscd while libnfc is wanted (and the other way
@@ -64,6 +66,6 @@ enum USBReaderChecks {
         guard stat(path, &status) == 0 else { return String(cString: strerror(errno)) }
         let owner = getpwuid(status.st_uid).map { String(cString: $0.pointee.pw_name) } ?? String(status.st_uid)
         let group = getgrgid(status.st_gid).map { String(cString: $0.pointee.gr_name) } ?? String(status.st_gid)
-        return "mode \(String(format: "%04o", status.st_mode & 0o7777)), \(owner):\(group)"
+        return "mode \(String(status.st_mode & 0o7777, radix: 8).leftPadded(to: 4, with: "0")), \(owner):\(group)"
     }
 }

@@ -1,5 +1,5 @@
 import CLeptonica
-import Foundation
+import FoundationEssentials
 
 /// The EXIF Orientation tag (0x0112) of a JPEG: how the stored pixels must be turned to show the
 /// picture upright. Phones store a photo taken sideways as the sensor saw it and set this tag;

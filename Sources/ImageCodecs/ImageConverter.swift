@@ -1,5 +1,5 @@
 import CLeptonica
-import Foundation
+import FoundationEssentials
 
 /// Decodes JPEG, JPEG 2000 (JP2 or raw codestream, through Leptonica's OpenJPEG binding) and
 /// PNG images, and writes PNG.

@@ -1,3 +1,4 @@
+import TextSupport
 /// EF.ATR/INFO of the master file (ISO/IEC 7816-4 §8.2.1.1, ICAO 9303-10 §3.11): data objects
 /// about the chip, readable without access control. A reader uses the extended length
 /// information, DO'7F66': two INTEGERs, the most bytes a command APDU and a response APDU may

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a scan saw of the chip's authenticity, saved as `evidence.json` beside the files so that
 /// a dump can be judged again offline: the Active Authentication challenge and answer (checked

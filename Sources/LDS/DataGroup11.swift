@@ -1,3 +1,4 @@
+import TextSupport
 /// DG11, additional personal details (ICAO 9303-10 §4.7.11). Values keep the MRZ-style '<'
 /// separators that issuers use; `readable` turns them into spaces. All fields are personal data.
 public struct DataGroup11: Sendable, Equatable {
@@ -23,7 +24,7 @@ public struct DataGroup11: Sendable, Equatable {
             switch field.tag {
             case 0x5F0E: fullName = text
             case 0x5F10: personalNumber = text
-            case 0x5F2B: fullDateOfBirth = field.value.count == 4 ? field.value.map { String(format: "%02X", $0) }.joined() : text
+            case 0x5F2B: fullDateOfBirth = field.value.count == 4 ? field.value.map { $0.hex(2) }.joined() : text
             case 0x5F11: placeOfBirth = text
             case 0x5F42: address = text
             case 0x5F12: telephone = text
@@ -42,7 +43,7 @@ public struct DataGroup11: Sendable, Equatable {
 
     /// '<' fillers as spaces, "<<" (name separator) as ", ".
     public static func readable(_ value: String) -> String {
-        value.replacingOccurrences(of: "<<", with: ", ").replacingOccurrences(of: "<", with: " ")
+        value.replacing("<<", with: ", ").replacing("<", with: " ")
     }
 }
 
@@ -66,14 +67,14 @@ public struct DataGroup12: Sendable, Equatable {
             let text = String(decoding: field.value, as: UTF8.self)
             switch field.tag {
             case 0x5F19: issuingAuthority = text
-            case 0x5F26: dateOfIssue = field.value.count == 4 ? field.value.map { String(format: "%02X", $0) }.joined() : text
+            case 0x5F26: dateOfIssue = field.value.count == 4 ? field.value.map { $0.hex(2) }.joined() : text
             case 0x5F1A: otherPersons.append(text)
             case 0xA0: otherPersons += try field.children().filter { $0.tag == 0x5F1A }.map { String(decoding: $0.value, as: UTF8.self) }
             case 0x5F1B: endorsements = text
             case 0x5F1C: taxOrExitRequirements = text
             case 0x5F1D: hasFrontImage = true
             case 0x5F1E: hasRearImage = true
-            case 0x5F55: personalizationDateTime = field.value.count == 7 ? field.value.map { String(format: "%02X", $0) }.joined() : text
+            case 0x5F55: personalizationDateTime = field.value.count == 7 ? field.value.map { $0.hex(2) }.joined() : text
             case 0x5F56: personalizationDeviceSerial = text
             default: continue
             }

@@ -1,3 +1,4 @@
+import TextSupport
 /// DG3, the encoded fingers (ICAO 9303-10 §4.7.3): a biometric information group template
 /// 7F61 with one 7F60 template per finger record, each with a biometric header template A1 and
 /// a data block, 5F2E (an ISO/IEC 19794-4:2005 finger image record) or 7F2E (enciphered). DG3 is

@@ -1,3 +1,4 @@
+import TextSupport
 /// DG4, the encoded irises (ICAO 9303-10 §4.7.4): a biometric information group template 7F61
 /// with one 7F60 template per iris record, each with a biometric header template A1 and a data
 /// block, 5F2E (an ISO/IEC 19794-6:2005 iris image record) or 7F2E (enciphered). DG4 is protected

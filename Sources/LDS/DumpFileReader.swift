@@ -1,5 +1,5 @@
 import LocalFiles
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,13 +85,20 @@ public enum DumpFileReader {
             path = String(cString: target)
             free(target)
             if let folder {
-                let inside = (folder.resolvingSymlinksInPath().path as NSString).standardizingPath + "/"
+                let inside = Paths.join(realFolder(folder), "")
                 guard path.hasPrefix(inside) else { throw DumpFileError.linkLeavesFolder(path: url.path, target: path) }
             }
             guard stat(path, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
         }
         try requireRegular(status, url.path)
         return path
+    }
+
+    /// `folder` with every symbolic link resolved, as realpath gives the link's target.
+    static func realFolder(_ folder: URL) -> String {
+        guard let resolved = realpath(folder.path, nil) else { return folder.standardizedFileURL.path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     static func requireRegular(_ status: stat, _ path: String) throws {

@@ -1,5 +1,5 @@
 import LocalFiles
-import Foundation
+import FoundationEssentials
 import PassportCrypto
 
 /// A recorded chip: one file per elementary file plus `manifest.json` (ARCHITECTURE.md).

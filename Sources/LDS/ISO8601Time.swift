@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A time as the reports spell it, "2024-09-30T10:00:00Z" (ISO 8601, UTC, whole seconds): the
 /// same text as Foundation's ISO8601DateFormatter, computed with integer arithmetic. Building
@@ -29,4 +29,15 @@ private func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64,
 private func padded(_ value: Int64, _ width: Int) -> String {
     let digits = String(value)
     return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+}
+
+/// "2026-11-24T12:00:00Z" (or with an offset, ±hh:mm) as a Date; nil when it is not such a time.
+/// FoundationEssentials' ISO 8601 style parses without ICU.
+public func parseISO8601(_ text: String) -> Date? {
+    try? Date.ISO8601FormatStyle().parse(text)
+}
+
+/// "2026-11-24" as the start of that day in UTC; nil when it is not such a date.
+public func parseISO8601Day(_ text: String) -> Date? {
+    try? Date.ISO8601FormatStyle().year().month().day().parse(text)
 }

@@ -1,3 +1,4 @@
+import TextSupport
 /// An elementary file of the eMRTD application (ICAO 9303-10 §3.6): EF.COM, DG1-DG16,
 /// EF.SOD, plus EF.ATR/INFO, EF.CardAccess and EF.CardSecurity of the master file.
 public enum LDSFile: Hashable, Sendable, Comparable, CustomStringConvertible {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import JSONCore
 
 /// A chip exported by NFCPassportReader (iOS, `NFCPassportModel.dumpPassportData`): one JSON
 /// object with each file's bytes in base64 under its name ("COM", "DG1" … "DG16", "SOD") and,
@@ -16,7 +17,7 @@ public enum NFCPassportReaderExport {
     /// folder search takes as a dump; other JSON files are left alone).
     public static func isExport(at url: URL) -> Bool {
         guard let bytes = try? DumpFileReader.read(url, limit: FileSizeLimits.export), isCandidate(Array(bytes.prefix(64))),
-              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return false }
+              let object = try? JSON.parse(bytes) as? [String: Any] else { return false }
         return object["SOD"] is String
     }
 
@@ -26,12 +27,12 @@ public enum NFCPassportReaderExport {
         let name = url.lastPathComponent
         let object: [String: Any]
         do {
-            guard let parsed = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            guard let parsed = try JSON.parse(bytes) as? [String: Any] else {
                 throw DumpImportError.notNFCPassportReaderJSON(name, "the top level is not a JSON object")
             }
             object = parsed
         } catch let error as DumpImportError { throw error } catch {
-            throw DumpImportError.notNFCPassportReaderJSON(name, "not valid JSON (\(error.localizedDescription))")
+            throw DumpImportError.notNFCPassportReaderJSON(name, "\(error)")
         }
         var files: [LDSFile: [UInt8]] = [:]
         for (key, value) in object where key != challengeKey && key != signatureKey {

@@ -1,3 +1,4 @@
+import TextSupport
 /// A BER-TLV data object (ISO 7816-4 / X.690) as found in LDS files and secure-messaging
 /// responses. `value` is a slice of the parsed buffer, so nested parsing copies nothing.
 public struct TLV: Sendable, Equatable {

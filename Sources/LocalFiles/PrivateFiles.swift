@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,8 +20,8 @@ public enum PrivateFiles {
     /// enter. An existing folder is left as it is: it may be one the person chose to share
     /// (PASSPORT_OCR_DEBUG=/tmp), and the files written into it are 0600 anyway.
     public static func createFolder(_ url: URL) throws {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue { return }
+        var isFolder = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder { return }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
@@ -74,11 +74,24 @@ public enum PrivateFiles {
     /// A Foundation file error in the operating system's own words ("Permission denied"), not as
     /// Foundation's domain, code and user-info dump.
     public static func reasonText(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? Error {
-            let posix = underlying as NSError
-            if posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
+        if let posix = error as? POSIXError ?? (error as? CocoaError)?.underlying as? POSIXError {
+            return String(cString: strerror(posix.code.rawValue))
         }
-        return nsError.localizedDescription
+        if let cocoa = error as? CocoaError { return cocoaReason(cocoa.code) }
+        return String(describing: error)
+    }
+
+    /// Foundation's file error codes in words, for the errors that carry no POSIX error.
+    private static func cocoaReason(_ code: CocoaError.Code) -> String {
+        switch code {
+        case .fileNoSuchFile, .fileReadNoSuchFile: "No such file or directory"
+        case .fileReadNoPermission, .fileWriteNoPermission: "Permission denied"
+        case .fileWriteOutOfSpace: "No space left on device"
+        case .fileWriteFileExists: "File exists"
+        case .fileReadCorruptFile: "The file is damaged or not in the expected format"
+        case .fileReadInapplicableStringEncoding, .fileWriteInapplicableStringEncoding: "The text is not in the expected encoding"
+        case .fileWriteVolumeReadOnly: "Read-only file system"
+        default: "file error \(code.rawValue)"
+        }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The XDG Base Directory specification's folders: `$XDG_CONFIG_HOME`, `$XDG_CACHE_HOME` and
 /// `$XDG_DATA_HOME` when set to an absolute path; when unset, empty or relative (the
@@ -19,7 +19,7 @@ public enum XDGDirectories {
 
     /// `$HOME`, else the home folder of the user in the password database.
     public static func home(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home, isDirectory: true)
     }
 

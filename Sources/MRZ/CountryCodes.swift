@@ -45,13 +45,13 @@ VIRVI VNMVN VUTVU WLFWF WSMWS YEMYE ZAFZA ZMBZM ZWEZW
 
     /// Whether `code` (fillers allowed, as in `D<<`) is a code an MRZ may carry.
     public static func isKnownMRZCode(_ code: String) -> Bool {
-        let trimmed = code.replacingOccurrences(of: "<", with: "")
+        let trimmed = code.replacing("<", with: "")
         return alpha2(fromMRZ: trimmed) != nil || withoutState.contains(trimmed) || organisations.contains(trimmed)
     }
 
     /// The two-letter code for an MRZ issuing state or nationality, if known.
     public static func alpha2(fromMRZ code: String) -> String? {
-        let trimmed = code.replacingOccurrences(of: "<", with: "")
+        let trimmed = code.replacing("<", with: "")
         return icaoSpecific[trimmed] ?? iso[trimmed]
     }
 
@@ -69,7 +69,7 @@ VIRVI VNMVN VUTVU WLFWF WSMWS YEMYE ZAFZA ZMBZM ZWEZW
     /// as in ICAO's test state UTO) names the same state as an MRZ code.
     public static func matches(certificateCountry: String, mrzCode: String) -> Bool {
         let cert = certificateCountry.uppercased()
-        let mrz = mrzCode.replacingOccurrences(of: "<", with: "").uppercased()
+        let mrz = mrzCode.replacing("<", with: "").uppercased()
         return cert == mrz || alpha2(fromMRZ: mrz) == cert
     }
 }

@@ -31,7 +31,7 @@ public struct MRZ: Sendable, Equatable {
     /// (the composite and optional-data ones are not needed for the key).
     public func checkedAccessKey() throws -> MRZAccessKey {
         if let bad = checks.first(where: { !$0.isValid && $0.field != .composite && $0.field != .optionalData }) {
-            throw MRZError.invalidField("The MRZ check digit of the \(bad.field.rawValue.replacingOccurrences(of: "_", with: " ")) does not match; check the MRZ for typos.")
+            throw MRZError.invalidField("The MRZ check digit of the \(bad.field.rawValue.replacing("_", with: " ")) does not match; check the MRZ for typos.")
         }
         return accessKey
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Two-digit-year MRZ dates (YYMMDD) and their century.
 public enum MRZDate {

@@ -5,7 +5,7 @@ extension MRZ {
     public var profileProblems: [String] {
         var problems: [String] = []
         for check in checks where !check.isValid {
-            let name = check.field.rawValue.replacingOccurrences(of: "_", with: " ")
+            let name = check.field.rawValue.replacing("_", with: " ")
             problems.append("the \(name) check digit is \(check.found), not \(check.expected.map(String.init) ?? "computable")")
         }
         let layout = format.layout

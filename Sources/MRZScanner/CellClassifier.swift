@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Names the character in one MRZ cell (LineCells' patches): a small fully connected network
 /// (ReLU hidden layers, softmax output over the 37 MRZ characters) trained by
@@ -115,7 +116,7 @@ final class CellClassifier: Sendable {
         }
         // Softmax.
         let top = activations.max() ?? 0
-        var exponentials = activations.map { Foundation.exp($0 - top) }
+        var exponentials = activations.map { Glibc.exp($0 - top) }
         let total = exponentials.reduce(0, +)
         for i in exponentials.indices { exponentials[i] /= total }
         return Reading(probabilities: exponentials)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An 8-bit grey image as one flat array, row by row: the cell reader's own pixel work.
 struct GreyPlane {

@@ -1,7 +1,8 @@
 import LocalFiles
 import ImageCodecs
 import CLeptonica
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds the machine-readable zone in a photograph: the MRZ is two or three long, evenly spaced
 /// lines of equally sized dark characters, wider than any other text on the page.

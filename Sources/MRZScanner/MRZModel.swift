@@ -1,5 +1,5 @@
 import LocalFiles
-import Foundation
+import FoundationEssentials
 
 /// Which Tesseract model reads the MRZ: the toolkit's own OCR-B model (`mrz.traineddata`, trained
 /// by scripts/ocr/train-mrz-model), else Debian's general English model as a weaker fallback.
@@ -25,7 +25,7 @@ public struct MRZModel: Sendable, Equatable {
     public static func searchFolders(explicit: String? = nil) -> [String] {
         let environment = ProcessInfo.processInfo.environment
         var folders: [String] = []
-        if let explicit { folders.append(explicit.hasSuffix(".traineddata") ? (explicit as NSString).deletingLastPathComponent : explicit) }
+        if let explicit { folders.append(explicit.hasSuffix(".traineddata") ? Paths.parent(explicit) : explicit) }
         if let value = environment[environmentVariable], !value.isEmpty { folders.append(value) }
         folders.append(XDGDirectories.dataHome(environment).appendingPathComponent("passport/tessdata").path)
         folders.append("/usr/local/share/passport/tessdata")
@@ -43,19 +43,18 @@ public struct MRZModel: Sendable, Equatable {
     public static func locate(explicit: String? = nil) throws -> MRZModel {
         let fm = FileManager.default
         if let explicit {
-            let folder = explicit.hasSuffix(".traineddata") ? (explicit as NSString).deletingLastPathComponent : explicit
-            let language = explicit.hasSuffix(".traineddata")
-                ? ((explicit as NSString).lastPathComponent as NSString).deletingPathExtension : "mrz"
-            let file = (folder as NSString).appendingPathComponent("\(language).traineddata")
+            let folder = explicit.hasSuffix(".traineddata") ? Paths.parent(explicit) : explicit
+            let language = explicit.hasSuffix(".traineddata") ? Paths.stem(explicit) : "mrz"
+            let file = Paths.join(folder, "\(language).traineddata")
             guard fm.fileExists(atPath: file) else {
                 throw MRZScanError.modelMissing("No Tesseract model at \(file). Give the folder holding mrz.traineddata, or leave --tessdata out.")
             }
             return MRZModel(dataPath: folder, language: language)
         }
-        for folder in searchFolders() where fm.fileExists(atPath: (folder as NSString).appendingPathComponent(modelFile)) {
+        for folder in searchFolders() where fm.fileExists(atPath: Paths.join(folder, modelFile)) {
             return MRZModel(dataPath: folder, language: "mrz")
         }
-        for folder in fallbackFolders where fm.fileExists(atPath: (folder as NSString).appendingPathComponent("eng.traineddata")) {
+        for folder in fallbackFolders where fm.fileExists(atPath: Paths.join(folder, "eng.traineddata")) {
             return MRZModel(dataPath: folder, language: "eng", isFallback: true)
         }
         throw MRZScanError.modelMissing(

@@ -1,6 +1,8 @@
 import ImageCodecs
 import CLeptonica
-import Foundation
+import FoundationEssentials
+import LocalFiles
+import TextSupport
 import MRZ
 
 /// Why no MRZ came out of an image.
@@ -55,8 +57,8 @@ public enum MRZScanError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// Seconds as a person gave them: 60, 0.5, 0.000001 (not 1e-06).
     public static func secondsText(_ seconds: Double) -> String {
-        guard seconds >= 0.000001 else { return String(format: "%g", seconds) }
-        var text = String(format: "%.6f", seconds)
+        guard seconds >= 0.000001 else { return seconds == 0 ? "0" : seconds.description }
+        var text = seconds.fixed(6)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text
@@ -111,7 +113,7 @@ public final class MRZScanner {
         self.model = model
         self.reader = try TesseractLineReader(dataPath: model.dataPath, language: model.language)
         self.cellClassifier = model.isFallback ? nil
-            : CellClassifier(contentsOf: (model.dataPath as NSString).appendingPathComponent(CellClassifier.fileName))
+            : CellClassifier(contentsOf: Paths.join(model.dataPath, CellClassifier.fileName))
     }
 
     /// Whether the cell model was found (else every zone is read by Tesseract alone).
@@ -392,7 +394,7 @@ public final class MRZScanner {
     /// A developer aid beside the debug images (PASSPORT_OCR_DEBUG): what each view and zone read,
     /// on stderr (the MRZ: personal data).
     func trace(_ message: @autoclosure () -> String) {
-        if finder.debugFolder != nil { FileHandle.standardError.write(Data(("ocr: " + message() + "\n").utf8)) }
+        if finder.debugFolder != nil { StandardStreams.writeError("ocr: " + message() + "\n") }
     }
 
     /// Cap height, in pixels, each line is scaled to before recognition.

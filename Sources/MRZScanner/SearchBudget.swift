@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Dispatch
 
 /// What one image's (or video frame's) search may do: a fixed amount of work, counted, not timed,
 /// so that the same image gives the same reading, or the same refusal, on any machine under any

@@ -1,6 +1,6 @@
 import LocalFiles
 import Credentials
-import Foundation
+import FoundationEssentials
 import PassportCrypto
 
 /// Requests this wallet has answered, so that the same request (client_id and nonce) is not

@@ -1,5 +1,7 @@
 import Credentials
-import Foundation
+import FoundationEssentials
+import JSONCore
+import TextSupport
 
 /// What a verifier shows a wallet (OpenID4VP 1.0 §5): an `openid4vp://` (or `haip-vp://`, any
 /// scheme) URL, or its query string, carrying `client_id` and `request_uri` (by reference,
@@ -21,7 +23,7 @@ public struct AuthorizationRequestReference: Sendable {
         guard !trimmed.isEmpty else { throw OpenID4VPError.badReference("it is empty") }
         var query = trimmed
         var scheme: String?
-        if let schemeEnd = trimmed.range(of: "://"), !trimmed.hasPrefix("http") {
+        if let schemeEnd = trimmed.firstRange(of: "://"), !trimmed.hasPrefix("http") {
             scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
             let rest = trimmed[schemeEnd.upperBound...]
             guard let mark = rest.firstIndex(of: "?") else { throw OpenID4VPError.badReference("the URL \(trimmed.prefix(80)) has no query") }
@@ -184,7 +186,7 @@ public struct AuthorizationRequest: @unchecked Sendable {
         var claims: [String: Any] = reference.parameters
         for name in ["dcql_query", "client_metadata"] {
             if let text = reference.parameters[name] {
-                guard let value = try? JSONSerialization.jsonObject(with: Data(text.utf8)) else {
+                guard let value = try? CanonicalJSON.parse(Array(text.utf8)) else {
                     throw name == "dcql_query" ? OpenID4VPError.badQuery("dcql_query is not JSON") : OpenID4VPError.badRequest("\(name) is not JSON")
                 }
                 claims[name] = value
@@ -206,8 +208,8 @@ public struct AuthorizationRequest: @unchecked Sendable {
         var expiresAt: Date?
         func time(_ name: String) throws -> Double? {
             guard let value = claims[name] else { return nil }
-            guard let number = value as? NSNumber, !(value is Bool) else { throw OpenID4VPError.badRequest("\(name) is not a number") }
-            return number.doubleValue
+            guard let number = JSON.double(value) else { throw OpenID4VPError.badRequest("\(name) is not a number") }
+            return number
         }
         // A request object must say when it was made and until when it holds (JAR, RFC 9101 §10.2).
         if requestObject != nil {
@@ -259,7 +261,7 @@ public struct AuthorizationRequest: @unchecked Sendable {
         }
         switch client {
         case .x509SanDNS(let name):
-            guard host.caseInsensitiveCompare(name) == .orderedSame else {
+            guard host.lowercased() == name.lowercased() else {
                 throw OpenID4VPError.badRequest("response_uri host \(host) is not \(name), the DNS name of the client identifier")
             }
         case .redirectURI(let expected):

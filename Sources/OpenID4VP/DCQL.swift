@@ -1,5 +1,6 @@
 import Credentials
-import Foundation
+import FoundationEssentials
+import JSONCore
 
 /// A Digital Credentials Query Language query (OpenID4VP 1.0 §6), parsed strictly: what is
 /// malformed is refused, members this wallet does not use are ignored.
@@ -46,7 +47,7 @@ public struct DCQLQuery: @unchecked Sendable {
     public let credentialSets: [CredentialSet]?
 
     static func isIdentifier(_ text: String) -> Bool {
-        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
+        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (Character($0).isLetter || Character($0).isNumber || $0 == "_" || $0 == "-") }
     }
 
     public init(json: Any?) throws {
@@ -74,7 +75,7 @@ public struct DCQLQuery: @unchecked Sendable {
             }
             var multiple = false
             if let value = query["multiple"] {
-                guard let flag = value as? Bool, CFGetTypeIDIfBool(value) else { throw OpenID4VPError.badQuery("credential query \(id): multiple is not a boolean") }
+                guard let flag = value as? Bool else { throw OpenID4VPError.badQuery("credential query \(id): multiple is not a boolean") }
                 multiple = flag
             }
             var claims: [ClaimQuery]?
@@ -117,7 +118,7 @@ public struct DCQLQuery: @unchecked Sendable {
                 } }
                 var required = true
                 if let value = set["required"] {
-                    guard let flag = value as? Bool, CFGetTypeIDIfBool(value) else { throw OpenID4VPError.badQuery("credential_sets[\(index)].required is not a boolean") }
+                    guard let flag = value as? Bool else { throw OpenID4VPError.badQuery("credential_sets[\(index)].required is not a boolean") }
                     required = flag
                 }
                 return CredentialSet(options: options, required: required)
@@ -136,28 +137,22 @@ public struct DCQLQuery: @unchecked Sendable {
         }
         guard let rawPath = object["path"] as? [Any], !rawPath.isEmpty else { throw OpenID4VPError.badQuery("\(place).path is missing or empty") }
         let path: [PathElement] = try rawPath.map { element in
-            if element is NSNull { return .all }
-            if let text = element as? String, !CFGetTypeIDIfBool(element), !(element is NSNumber) { return .key(text) }
-            if let number = element as? NSNumber, !CFGetTypeIDIfBool(element), let index = Int(exactly: number.doubleValue), index >= 0,
-               Double(index) == number.doubleValue { return .index(index) }
+            if element is JSON.Null { return .all }
+            if let text = element as? String { return .key(text) }
+            if let index = element as? Int, index >= 0 { return .index(index) }
+            if let number = element as? Double, let index = Int(exactly: number), index >= 0 { return .index(index) }
             throw OpenID4VPError.badQuery("\(place).path holds \(element), which is not a string, a non-negative integer or null")
         }
         var values: [Any]?
         if let rawValues = object["values"] {
             guard let array = rawValues as? [Any], !array.isEmpty,
-                  array.allSatisfy({ $0 is String || $0 is NSNumber }) else {
+                  array.allSatisfy({ $0 is String || $0 is Bool || JSON.double($0) != nil }) else {
                 throw OpenID4VPError.badQuery("\(place).values is not a non-empty array of strings, numbers and booleans")
             }
             values = array
         }
         return ClaimQuery(id: id, path: path, values: values)
     }
-}
-
-/// Whether a JSON value decoded by JSONSerialization is a boolean (NSNumber bridges both).
-func CFGetTypeIDIfBool(_ value: Any) -> Bool {
-    guard let number = value as? NSNumber else { return false }
-    return String(cString: number.objCType) == "c" || type(of: number) == type(of: NSNumber(value: true))
 }
 
 /// What this wallet answers a DCQL query with: for each credential query it answers, the
@@ -239,11 +234,9 @@ public struct DCQLSelection: Sendable, Equatable {
     }
 
     static func jsonEqual(_ a: Any, _ b: Any) -> Bool {
-        let aBool = CFGetTypeIDIfBool(a), bBool = CFGetTypeIDIfBool(b)
-        if aBool || bBool { return aBool && bBool && (a as? Bool) == (b as? Bool) }
+        if let x = a as? Bool, let y = b as? Bool { return x == y }
         if let x = a as? String, let y = b as? String { return x == y }
-        if a is String || b is String { return false }
-        if let x = a as? NSNumber, let y = b as? NSNumber { return x == y }
+        if let x = JSON.double(a), let y = JSON.double(b) { return x == y }
         return false
     }
 }

@@ -1,6 +1,6 @@
 import COpenSSL
 import Credentials
-import Foundation
+import FoundationEssentials
 import PassportCrypto
 
 /// The relying party's issuer anchors (`verify-vp --trust-issuer CA.pem`) and an institution's

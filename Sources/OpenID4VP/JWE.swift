@@ -1,6 +1,6 @@
 import COpenSSL
 import Credentials
-import Foundation
+import FoundationEssentials
 import PassportCrypto
 
 /// Compact JWE (RFC 7516) with key agreement ECDH-ES on P-256 used directly as the content key

@@ -1,5 +1,6 @@
 import Credentials
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// The relying party's side: checks a vp_token (a JSON object keyed by DCQL credential query
 /// id) against the request it answers: every presentation verified for the request's
@@ -129,11 +130,10 @@ public struct VPTokenVerifier: @unchecked Sendable {
         do { payload = try CanonicalJSON.object(plain) } catch { throw OpenID4VPError.invalidResponse("the decrypted response is not a JSON object (\(error))") }
         if let error = payload["error"] { throw OpenID4VPError.invalidResponse("the wallet answered with the error \(MessageText.bounded(error))") }
         try checkState(payload["state"])
-        guard let token = payload["vp_token"] as? [String: Any], JSONSerialization.isValidJSONObject(token),
-              let data = try? JSONSerialization.data(withJSONObject: token) else {
+        guard let token = payload["vp_token"] as? [String: Any], let text = try? CanonicalJSON.string(token) else {
             throw OpenID4VPError.invalidResponse("the response has no vp_token object")
         }
-        return try Self.parseToken(String(decoding: data, as: UTF8.self))
+        return try Self.parseToken(text)
     }
 
     /// Checks a vp_token against the request: it answers only the queries made and every one

@@ -1,6 +1,6 @@
 import COpenSSL
 import Credentials
-import Foundation
+import FoundationEssentials
 import PassportCrypto
 
 /// A verifier's request-object certificate chain (the JOSE `x5c` header) checked with OpenSSL
@@ -98,7 +98,7 @@ public struct X509Chain: @unchecked Sendable {
         try Self.checkExtendedKeyUsage(leaf, role: role, what: what)
         let names = Self.dnsNames(leaf)
         if let dnsName {
-            guard names.contains(where: { $0.caseInsensitiveCompare(dnsName) == .orderedSame }) else {
+            guard names.contains(where: { $0.lowercased() == dnsName.lowercased() }) else {
                 throw OpenID4VPError.badSignature("the certificate's DNS names \(names) do not include \(dnsName), which the x509_san_dns client identifier names")
             }
         }

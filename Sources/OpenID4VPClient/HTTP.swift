@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 import OpenID4VP
 
 /// HTTPS to verifiers through the system's libcurl (built on the system's OpenSSL): the
@@ -50,11 +52,7 @@ public struct VerifierHTTP: Sendable {
                         body: Array(body.utf8), step: step)
     }
 
-    static func formEncode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
+    static func formEncode(_ text: String) -> String { PercentEncoding.encodeUnreserved(text) }
 
     func send(_ url: URL, post: Bool, headers: [String], body: [UInt8], step: String) throws -> Response {
         guard url.scheme == "https" || (url.scheme == "http" && allowPlainHTTP) else {

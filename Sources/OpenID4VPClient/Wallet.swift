@@ -1,6 +1,8 @@
 import Credentials
 import OpenID4VP
-import Foundation
+import FoundationEssentials
+import JSONCore
+import TextSupport
 import PassportCrypto
 
 /// The holder's side of OpenID4VP 1.0: fetch and check the request, answer it.
@@ -9,7 +11,7 @@ public enum Wallet {
     /// the checked request. Nothing is sent to the verifier but the request_uri fetch.
     public static func resolve(_ text: String, policy basePolicy: AuthorizationRequest.Policy, http: VerifierHTTP?) throws -> AuthorizationRequest {
         var policy = basePolicy
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed()
         // A request object on its own (saved earlier): its client_id comes from its payload,
         // which the signature check below then covers.
         if !trimmed.contains("://"), !trimmed.contains("="), trimmed.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
@@ -83,7 +85,7 @@ public enum Wallet {
         }
         let step = "Sending the response to \(request.responseURI.absoluteString)"
         let answer = try http.postForm(request.responseURI, fields, accept: "application/json", step: step)
-        let object = (try? JSONSerialization.jsonObject(with: Data(answer.body))) as? [String: Any]
+        let object = (try? JSON.parse(answer.body)) as? [String: Any]
         guard answer.status == 200 else {
             throw OpenID4VPError.verifierRefused(status: answer.status, error: object?["error"] as? String ?? "(no error code)",
                                                  description: object?["error_description"] as? String)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LDS
 
 /// The parts of a CMS SignedData (RFC 5652) that EF.SOD, master lists and EF.CardSecurity use.
@@ -190,7 +190,7 @@ enum ASN1Time {
         var components = DateComponents()
         components.year = num(0..<4); components.month = num(4..<6); components.day = num(6..<8)
         components.hour = num(8..<10); components.minute = num(10..<12); components.second = num(12..<14)
-        components.timeZone = TimeZone(identifier: "UTC")
+        components.timeZone = TimeZone.gmt
         return Calendar(identifier: .gregorian).date(from: components)
     }
 }

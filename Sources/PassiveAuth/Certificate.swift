@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 import LDS
 import PassportCrypto
 import Synchronization
@@ -260,7 +260,7 @@ enum PEM {
         var result: [[UInt8]] = []
         var remainder = Substring(text)
         let begin = "-----BEGIN \(label)-----", end = "-----END \(label)-----"
-        while let b = remainder.range(of: begin), let e = remainder.range(of: end, range: b.upperBound..<remainder.endIndex) {
+        while let b = remainder.firstRange(of: begin), let e = remainder[b.upperBound...].firstRange(of: end) {
             let body = remainder[b.upperBound..<e.lowerBound].filter { !$0.isWhitespace }
             guard let data = Data(base64Encoded: String(body)) else { throw PassiveAuthenticationError.malformedPEM(label) }
             result.append([UInt8](data))

@@ -1,5 +1,5 @@
 import PassportCrypto
-import Foundation
+import FoundationEssentials
 import LDS
 
 /// Where trust anchors come from for `passport verify` and `passport scan`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One LDIF record (RFC 2849): a content record, or a change record of a delta file.
 public struct LDIFRecord: Sendable, Equatable {
@@ -29,7 +29,7 @@ public struct LDIFRecord: Sendable, Equatable {
 
     /// Values of an attribute (name compared case-insensitively, options included: `userCertificate;binary`).
     public func values(_ name: String) -> [LDIFValue] {
-        attributes.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        attributes.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 }
 
@@ -155,7 +155,7 @@ public enum LDIFParser {
             var values: [LDIFValue] = []
             index += 1
             while index < lines.count, lines[index].0.name != "-" {
-                guard lines[index].0.name.caseInsensitiveCompare(attribute) == .orderedSame else {
+                guard lines[index].0.name.lowercased() == attribute.lowercased() else {
                     throw LDIFError(file: file, line: lines[index].1, reason: "a value of \"\(lines[index].0.name)\" inside the \(operation.rawValue): \(attribute) block")
                 }
                 values.append(lines[index].0.value)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LDS
 
 /// An ICAO CSCA master list (ICAO 9303-12 §9: CMS SignedData over CscaMasterList) whose own

@@ -1,5 +1,5 @@
 import PassportCrypto
-import Foundation
+import FoundationEssentials
 import LDS
 import MRZ
 

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 import LDS
 import Synchronization
 import LocalFiles
@@ -28,7 +30,7 @@ public final class TrustDirectory: @unchecked Sendable {
     public static func open(_ url: URL, sourcePrefix: String = "trust store: ") throws -> TrustDirectory? {
         let current = url.appendingPathComponent(currentName)
         guard let data = FileManager.default.contents(atPath: current.path) else { return nil }
-        let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = String(decoding: data, as: UTF8.self).trimmed()
         guard name.hasPrefix("gen-"), !name.contains("/") else {
             throw TrustStoreError.corrupt(url.path, "CURRENT names \"\(name.prefix(60))\", not a generation")
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `passport trust export`: the store as an LDIF file in the ICAO PKD layout, which
 /// `trust import` reads back to the same store. Master lists are written whole (their

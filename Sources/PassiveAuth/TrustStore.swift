@@ -1,5 +1,6 @@
 import LocalFiles
-import Foundation
+import FoundationEssentials
+import Synchronization
 import LDS
 
 /// Trust anchors for passive authentication: CSCA certificates (from ICAO master lists, files
@@ -18,20 +19,15 @@ public final class TrustStore: @unchecked Sendable {
     public private(set) var notes: [String] = []
 
     /// CRL signature results per (CRL, CSCA): a CRL is checked once, not once per passport.
-    private var crlSignatureCache: [String: Bool] = [:]
-    private let lock = NSLock()
+    private let crlSignatureCache = Mutex<[String: Bool]>([:])
 
     public init() {}
 
     func crl(_ crl: RevocationList, isSignedBy csca: Certificate) -> Bool {
         let key = "\(Swift.ObjectIdentifier(crl).hashValue)-\(Swift.ObjectIdentifier(csca).hashValue)"
-        lock.lock()
-        if let known = crlSignatureCache[key] { lock.unlock(); return known }
-        lock.unlock()
+        if let known = crlSignatureCache.withLock({ $0[key] }) { return known }
         let result = crl.isSigned(by: csca)
-        lock.lock()
-        crlSignatureCache[key] = result
-        lock.unlock()
+        crlSignatureCache.withLock { $0[key] = result }
         return result
     }
 
@@ -47,11 +43,11 @@ public final class TrustStore: @unchecked Sendable {
     /// Adds CSCA certificates from a file (DER or PEM) or every certificate, master list and
     /// CRL in a folder.
     public func addCSCA(at url: URL) throws {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw PassiveAuthenticationError.fileNotFound(url.path)
         }
-        if isDirectory.boolValue {
+        if isDirectory {
             try addFolder(url)
         } else {
             let certificates = try Certificate.load(file: url)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LDS
 
 /// What an import or removal did to one file's worth of trust material.

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import LocalFiles
+import TextSupport
 import PassportKit
 
 /// The person said no, or nobody could be asked (closed stdin without --yes). Nothing was
@@ -18,9 +20,9 @@ public func confirm(_ summary: [String], question: String, action: String, yes: 
     // Each line is one line: whatever a verifier put in it cannot add lines or control the terminal.
     for line in summary { printError(terminalSafe(line)) }
     guard !yes else { return }
-    FileHandle.standardError.write(Data("\(question)? [y/N] ".utf8))
+    StandardStreams.writeError("\(question)? [y/N] ")
     guard let line = readLine() else { throw Declined(action: action, why: "stdin is closed and --yes was not given, so nobody agreed") }
-    guard ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()) else {
+    guard ["y", "yes"].contains(line.trimmed().lowercased()) else {
         throw Declined(action: action, why: "you answered \"\(line)\"")
     }
 }

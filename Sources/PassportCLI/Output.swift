@@ -1,7 +1,8 @@
 import LocalFiles
 import ArgumentParser
 import ImageCodecs
-import Foundation
+import FoundationEssentials
+import JSONCore
 import MRZScanner
 import PassportKit
 
@@ -13,7 +14,7 @@ public enum Exit {
 
 /// Writes to stderr (progress, warnings, errors); stdout is reserved for the result.
 public func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    StandardStreams.writeError(text + "\n")
 }
 
 /// Text from elsewhere (a verifier's client_id, names, URIs, error_description; a certificate's
@@ -40,13 +41,12 @@ public func printJSON(_ report: some Encodable) {
         printError("error: the report could not be encoded as JSON")
         return
     }
-    FileHandle.standardOutput.write(data + Data("\n".utf8))
+    StandardStreams.writeOutput(data + Data("\n".utf8))
 }
 
 /// Prints one JSON object on stdout (benchmark figures, which have no documented shape).
 public func printJSON(_ object: [String: Any]) {
-    let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    FileHandle.standardOutput.write(data + Data("\n".utf8))
+    StandardStreams.writeOutput(((try? JSON.serialize(object, style: [.prettyPrinted, .sortedKeys])) ?? Array("{}".utf8)) + [0x0A])
 }
 
 /// A result file that could not be written (missing folder, no permission, full disk).

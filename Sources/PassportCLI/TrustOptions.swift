@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LDS
 import PassiveAuth
 import PassportKit
@@ -30,9 +30,7 @@ public struct TrustOptions: ParsableArguments {
 }
 
 public func parseDay(_ text: String) -> Date? {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withFullDate]
-    return formatter.date(from: text)
+    parseISO8601Day(text)
 }
 
 public func isoTime(_ date: Date) -> String { iso8601(date) }

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// P-256 keys and ES256 (ECDSA with SHA-256, r‖s) for the credentials, on OpenSSL's EVP_PKEY.
 /// Points are SEC1 uncompressed (65 bytes), scalars 32 bytes. A key that is not one throws

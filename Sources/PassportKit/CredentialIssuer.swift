@@ -1,7 +1,9 @@
 import Credentials
 import PassiveAuth
 import PassportCrypto
-import Foundation
+import FoundationEssentials
+import JSONCore
+import TextSupport
 import LDS
 import MRZ
 import Proving
@@ -75,7 +77,7 @@ public enum CredentialIssuer {
         let expiryEnd = expiry.addingTimeInterval(86_399)
         guard expiryEnd > now else { throw IssueError.documentExpired(MRZDate.isoDate(mrz.expiryDate, kind: .expiry, now: now)) }
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone.gmt
         let eighteenth = calendar.date(byAdding: .year, value: 18, to: birth)!
 
         // The zero-knowledge path: zkPassport's four circuits, proved by mopro's library in a
@@ -105,7 +107,7 @@ public enum CredentialIssuer {
                     "proofs": zip(chain.circuits, proofs).map { circuit, proof -> [String: Any] in
                         ["circuit": circuit.name, "proof": Base64URL.encode(proof.proof),
                          "public_inputs": circuit.publicInputs.map(\.hex),
-                         "verification_key_sha256": OpenSSLCrypto.digest(.sha256, proof.verificationKey).map { String(format: "%02x", $0) }.joined()]
+                         "verification_key_sha256": OpenSSLCrypto.digest(.sha256, proof.verificationKey).map { $0.hex(2, uppercase: false) }.joined()]
                     },
                 ]
             case .failure(let error):
@@ -168,16 +170,16 @@ public enum CredentialIssuer {
               let month = Int(yymmdd.dropFirst(2).prefix(2)), let day = Int(yymmdd.suffix(2)) else { return nil }
         var components = DateComponents()
         components.year = year; components.month = month; components.day = day
-        components.timeZone = TimeZone(identifier: "UTC")
+        components.timeZone = TimeZone.gmt
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone.gmt
         guard let date = calendar.date(from: components),
               calendar.component(.month, from: date) == month, calendar.component(.day, from: date) == day else { return nil }
         return date
     }
 
     static func countryOf(_ subject: String?) -> String? {
-        subject?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        subject?.split(separator: ",").map { $0.trimmed() }
             .first { $0.hasPrefix("C=") }.map { String($0.dropFirst(2)) }
     }
 }
@@ -200,7 +202,7 @@ public enum ProverSettings {
                                configFile: URL = ProverSettings.configFile) -> Result<ProverRunner.Configuration?, Problem> {
         var config: [String: Any] = [:]
         if let data = FileManager.default.contents(atPath: configFile.path) {
-            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            guard let object = try? JSON.parse(data) as? [String: Any] else {
                 return .failure(Problem(description: "\(configFile.path) is not a JSON object"))
             }
             config = object
@@ -224,7 +226,7 @@ public enum ProverSettings {
             }
             configuration.expectation.checksums = accepted
         }
-        if let timeout = config["timeout_seconds"] as? Double { configuration.timeout = timeout }
+        if let timeout = JSON.double(config["timeout_seconds"]) { configuration.timeout = timeout }
         if let memory = config["memory_limit_mb"] as? Int { configuration.memoryLimitMB = memory }
         return .success(configuration)
     }

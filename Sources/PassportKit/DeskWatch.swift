@@ -1,6 +1,8 @@
 import CardIO
 import ChipProtocols
-import Foundation
+import FoundationEssentials
+import TextSupport
+import Dispatch
 import MRZ
 import Synchronization
 
@@ -71,7 +73,7 @@ public final class DeskWatch: Sendable {
         let group = DispatchGroup()
         for reader in readers {
             group.enter()
-            Thread.detachNewThread { [self] in
+            DispatchQueue(label: "passport.reader.\(reader)").async { [self] in  // one thread per reader: each blocks on its card
                 defer { group.leave() }
                 do { try serve(reader, events: events, waitingForRemoval: waitingForRemoval, handle: handle) } catch {
                     failure.withLock { if $0 == nil { $0 = error } }
@@ -174,9 +176,9 @@ public enum DeskKeysFile {
     public static func parse(_ text: String) throws -> [AccessCredentials] {
         var keys: [AccessCredentials] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed()
             if line.isEmpty || line.hasPrefix("#") { continue }
-            let words = line.replacingOccurrences(of: ":", with: " ").split(separator: " ").map(String.init)
+            let words = line.replacing(":", with: " ").split(separator: " ").map(String.init)
             if words.count == 2, words[0].lowercased() == "can" {
                 guard words[1].count == 6, words[1].allSatisfy(\.isNumber) else { throw Problem(line: index + 1, why: "a CAN has 6 digits") }
                 keys.append(AccessCredentials(can: words[1]))

@@ -2,7 +2,8 @@ import CardIO
 import ChipProtocols
 import PassiveAuth
 import PassportCrypto
-import Foundation
+import FoundationEssentials
+import TextSupport
 import LDS
 import MRZ
 
@@ -248,7 +249,7 @@ public enum ScanError: Error, Equatable, Sendable, CustomStringConvertible {
             if status.value == 0x6983 {
                 return "The chip has blocked the \(password) password after too many wrong attempts (6983)."
             }
-            let code = String(format: "%04X", status.value)
+            let code = status.value.hex(4)
             let tries = status.sw1 == 0x63 && status.sw2 & 0xF0 == 0xC0 ? " \(status.sw2 & 0x0F) tries left before it is blocked." : ""
             return "The chip refused the \(password) (\(code)): check it and try again.\(tries)"
         case .canNeedsPACE:

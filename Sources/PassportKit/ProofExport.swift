@@ -1,5 +1,5 @@
 import LocalFiles
-import Foundation
+import FoundationEssentials
 import Glibc
 import LDS
 import PassiveAuth

@@ -1,7 +1,7 @@
 import ChipProtocols
 import PassiveAuth
 import PassportCrypto
-import Foundation
+import FoundationEssentials
 import LDS
 import MRZ
 import Proving

@@ -1,6 +1,6 @@
 import CardIO
 import ChipProtocols
-import Foundation
+import FoundationEssentials
 import LDS
 
 /// One read of a chip after access control: the current channel stack, how access was gained,

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 import LDS
 
 extension ScanEvent {
@@ -19,7 +20,7 @@ extension ScanEvent {
         case .interrupted(let file, let read, let wait):
             return "Read interrupted at \(file.name) (\(read) bytes read), hold the passport steady on the reader (waiting up to \(Self.formatted(wait)) s)"
         case .resumed(let file, let offset, let seconds):
-            return "The passport is back after \(String(format: "%.1f", seconds)) s; same document, resuming \(file.name) at byte \(offset)"
+            return "The passport is back after \(seconds.fixed(1)) s; same document, resuming \(file.name) at byte \(offset)"
         case .retryingChipAuthentication(let reason):
             return "Chip authentication failed (\(reason)); opening a new session and trying it once more"
         case .noAccessControl:

@@ -2,7 +2,7 @@ import CardIO
 import ChipProtocols
 import PassiveAuth
 import PassportCrypto
-import Foundation
+import FoundationEssentials
 import LDS
 import MRZ
 

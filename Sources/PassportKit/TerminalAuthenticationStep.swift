@@ -1,5 +1,6 @@
 import CardIO
-import Foundation
+import FoundationEssentials
+import TextSupport
 import ChipProtocols
 import LDS
 
@@ -47,7 +48,7 @@ extension ReadSession {
         } catch let error as TerminalAuthenticationError {
             if case .refused(let step, let status, let explanation) = error {
                 outcome.step = step
-                outcome.statusWord = String(format: "%04X", status.value)
+                outcome.statusWord = status.value.hex(4)
                 outcome.detail = explanation
             } else {
                 outcome.detail = error.description

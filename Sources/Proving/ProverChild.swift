@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import LocalFiles
+import JSONCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,8 +25,8 @@ public enum ProverChild {
         // anything the library prints cannot corrupt the answer.
         let answerFD = dup(1)
         dup2(2, 1)
-        let input = FileHandle.standardInput.readDataToEndOfFile()
-        guard let request = try? JSONSerialization.jsonObject(with: input) as? [String: Any] else {
+        let input = (try? StandardStreams.readInput()) ?? []
+        guard let request = try? JSON.parse(input) as? [String: Any] else {
             reply(["ok": false, "reason": "the request on stdin is not a JSON object"], to: answerFD)
         }
         limitMemory(request)
@@ -78,8 +80,7 @@ public enum ProverChild {
     }
 
     private static func reply(_ object: [String: Any], to fd: Int32) -> Never {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{\"ok\":false}".utf8)
-        let bytes = [UInt8](data + Data("\n".utf8))
+        let bytes = ((try? JSON.serialize(object)) ?? Array("{\"ok\":false}".utf8)) + [0x0A]
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import JSONCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -83,7 +84,7 @@ public struct ProverRunner: Sendable {
         if let srs = configuration.srs { request["srs"] = srs }
         let requestData: Data
         do {
-            requestData = try JSONSerialization.data(withJSONObject: request)
+            requestData = Data(try JSON.serialize(request))
         } catch {
             return .failure(.failed("cannot encode the request: \(error)"))
         }
@@ -93,7 +94,7 @@ public struct ProverRunner: Sendable {
         case .failure(let error): return .failure(error)
         case .success(let output): answer = output
         }
-        guard let reply = try? JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
+        guard let reply = try? JSON.parse(answer) as? [String: Any] else {
             return .failure(.garbage("the prover process gave no readable answer"))
         }
         guard reply["ok"] as? Bool == true else { return .failure(.failed(reply["reason"] as? String ?? "unknown reason")) }

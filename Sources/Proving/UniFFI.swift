@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 @_exported import CUniFFI
 

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 import LDS
 import MRZ
 import PassportCrypto

@@ -1,6 +1,6 @@
 import CLibSecret
 import Credentials
-import Foundation
+import FoundationEssentials
 
 /// The key store's device key in the desktop's keyring (the freedesktop Secret Service: GNOME
 /// Keyring, KWallet, KeePassXC), in the default collection, which the login unlocks. One item

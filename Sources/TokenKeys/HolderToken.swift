@@ -1,7 +1,7 @@
 import CPKCS11
 import Credentials
 import PassportCrypto
-import Foundation
+import FoundationEssentials
 
 /// The holder (master) key on a PKCS#11 token: a YubiKey (PIV), a Nitrokey, a smart card on the
 /// reader, SoftHSM. The private key is made on the token, never leaves it, and signs there after

@@ -1,5 +1,7 @@
 import CPKCS11
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 
 /// A PKCS#11 error a person can act on: which step, what the token said.
 public enum TokenError: Error, CustomStringConvertible, Equatable {
@@ -97,7 +99,7 @@ final class PKCS11 {
 
     /// Cryptoki's blank-padded fixed-size text fields.
     static func text<T>(_ field: T) -> String {
-        withUnsafeBytes(of: field) { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: CharacterSet(charactersIn: " \0"))
+        withUnsafeBytes(of: field) { String(decoding: $0, as: UTF8.self) }.trimmed(where: { $0 == " " || $0 == "\0" })
     }
 
     static func name(of rv: CK_RV) -> String {
@@ -110,7 +112,7 @@ final class PKCS11 {
             CK_RV(CKR_GENERAL_ERROR): "CKR_GENERAL_ERROR", CK_RV(CKR_TEMPLATE_INCONSISTENT): "CKR_TEMPLATE_INCONSISTENT",
             CK_RV(CKR_USER_PIN_NOT_INITIALIZED): "CKR_USER_PIN_NOT_INITIALIZED",
         ]
-        return names[rv] ?? String(format: "CKR 0x%lX", rv)
+        return names[rv] ?? "CKR 0x" + rv.hex(1)
     }
 }
 

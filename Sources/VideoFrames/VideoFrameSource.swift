@@ -1,5 +1,6 @@
 import CFFmpeg
-import Foundation
+import FoundationEssentials
+import TextSupport
 
 /// Why frames could not be had from a camera or a video file.
 public enum VideoSourceError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -174,7 +175,7 @@ public final class VideoFrameSource {
     /// Throws `librariesMissing` (naming the Debian packages) when FFmpeg cannot be loaded.
     public static func requireLibraries() throws { _ = try loadFFmpeg() }
     /// The Debian packages of the FFmpeg libraries this build opens (from the headers it was built with).
-    public static var debianPackages: String { String(cString: passport_ffmpeg_packages()).trimmingCharacters(in: .whitespaces) }
+    public static var debianPackages: String { String(cString: passport_ffmpeg_packages()).trimmed() }
 
     /// FFmpeg's functions, from its libraries opened on first use.
     static func loadFFmpeg() throws -> PassportFFmpeg {

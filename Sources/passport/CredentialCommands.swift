@@ -2,7 +2,10 @@ import ArgumentParser
 import PassportCLI
 import Credentials
 import PassiveAuth
-import Foundation
+import FoundationEssentials
+import LocalFiles
+import JSONCore
+import TextSupport
 import LDS
 import PassportKit
 import OpenID4VP
@@ -92,26 +95,23 @@ struct IssueCommand: ParsableCommand {
 
 /// Reads a token or credential given inline, as a file path, or "-" for stdin.
 func readTokenArgument(_ value: String) throws -> String {
-    if value == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-    if FileManager.default.fileExists(atPath: value) { return try String(contentsOfFile: value, encoding: .utf8) }
+    if value == "-" { return String(decoding: try StandardStreams.readInput(), as: UTF8.self) }
+    if FileManager.default.fileExists(atPath: value) { return String(decoding: try StandardStreams.readFile(value), as: UTF8.self) }
     return value
 }
 
 /// Like `readTokenArgument`, but reads at most `limit` bytes of a file or stdin: nil when there
 /// is more, which is then left unread.
 func readBoundedArgument(_ value: String, limit: Int) throws -> String? {
-    let handle: FileHandle
+    let bytes: [UInt8]
     if value == "-" {
-        handle = FileHandle.standardInput
+        bytes = try StandardStreams.readInput(limit: limit)
     } else if FileManager.default.fileExists(atPath: value) {
-        handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: value))
+        bytes = try StandardStreams.readFile(value, limit: limit)
     } else {
         return value.utf8.count > limit ? nil : value
     }
-    defer { if value != "-" { try? handle.close() } }
-    var data = Data()
-    while data.count <= limit, let chunk = try handle.read(upToCount: limit + 1 - data.count), !chunk.isEmpty { data += chunk }
-    return data.count > limit ? nil : String(decoding: data, as: UTF8.self)
+    return bytes.count > limit ? nil : String(decoding: bytes, as: UTF8.self)
 }
 
 struct PresentCommand: ParsableCommand {
@@ -152,7 +152,7 @@ struct PresentCommand: ParsableCommand {
                 return
             }
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
-            let chosen = Set(disclose.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            let chosen = Set(disclose.split(separator: ",").map { $0.trimmed() }.filter { !$0.isEmpty })
             // Asked before the pairwise key exists: a declined verifier leaves no key file behind.
             try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your \(held.level == .L1 ? "pairwise DID" : "own credential instance") for that verifier,",
                          "disclosing: \(held.claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", ")).",
@@ -209,7 +209,7 @@ struct PresentCommand: ParsableCommand {
 
         var holding: [String: Any] = ["age_over_18": claims.ageOver18, "is_human": claims.isHuman]
         if let nationality = claims.nationality { holding["nationality"] = nationality }
-        let agreed = Set(allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        let agreed = Set(allow.split(separator: ",").map { $0.trimmed() }.filter { !$0.isEmpty })
         let selection = try DCQLSelection.select(request.dcql, vct: PassportCredential.vct, held: holding, agreed: agreed)
 
         // Every line below is passed through terminalSafe by confirm: the verifier's text is data.
@@ -219,7 +219,7 @@ struct PresentCommand: ParsableCommand {
         let host = request.responseURI.host ?? "?"
         var lines = ["Verifier \(who) asks for: \(what).",
                      "The answer goes to host \(host): \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : ""))."]
-        if let named = Self.namedHosts(request), !named.contains(where: { $0.caseInsensitiveCompare(host) == .orderedSame }) {
+        if let named = Self.namedHosts(request), !named.contains(where: { $0.lowercased() == host.lowercased() }) {
             lines.append("Note: the client_id names \(named.isEmpty ? "no host" : named.joined(separator: ", ")), but the answer goes to \(host).")
         }
         lines.append(Self.levelLine(held))
@@ -390,7 +390,7 @@ struct VerifyPresentationCommand: ParsableCommand {
         guard let decryptionKey else { return try verifier.open(posted: given, state: state) }
         guard state == nil else { throw OpenID4VPError.usage("--state is read from the encrypted response; do not give it with --decryption-key") }
         guard let data = FileManager.default.contents(atPath: decryptionKey),
-              let jwk = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+              let jwk = (try? JSON.parse(data)) as? [String: Any] else {
             throw OpenID4VPError.usage("cannot read the private JWK \(decryptionKey)")
         }
         return try verifier.open(response: given, key: try P256PrivateKeyHandle(jwk: jwk))

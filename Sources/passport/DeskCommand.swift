@@ -1,6 +1,7 @@
 import ArgumentParser
 import Desk
-import Foundation
+import FoundationEssentials
+import Glibc
 import PassportCLI
 import PassportKit
 

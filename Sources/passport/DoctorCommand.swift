@@ -1,6 +1,7 @@
 import ArgumentParser
 import Diagnostics
-import Foundation
+import FoundationEssentials
+import TextSupport
 import PassportCLI
 
 struct DoctorCommand: ParsableCommand {
@@ -29,8 +30,8 @@ struct DoctorCommand: ParsableCommand {
             printJSON(report)
         } else {
             for check in report.checks {
-                let label = check.status.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0)
-                let area = check.area.padding(toLength: 9, withPad: " ", startingAt: 0)
+                let label = check.status.rawValue.padded(to: 6)
+                let area = check.area.padded(to: 9)
                 print("\(label)\(area)\(check.name): \(check.seen)")
                 if let fix = check.fix { print("               fix: \(fix)") }
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TextSupport
 import PassiveAuth
 import PassportCLI
 
@@ -27,7 +28,7 @@ enum JUnitReport {
         return xml + "  </testsuite>\n</testsuites>\n"
     }
 
-    static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+    static func format(_ seconds: Double) -> String { seconds.fixed(3) }
 
     /// XML character data and attribute values; characters XML 1.0 cannot carry are dropped.
     static func escape(_ text: String) -> String {

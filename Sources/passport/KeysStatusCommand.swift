@@ -1,7 +1,7 @@
 import ArgumentParser
 import PassportCLI
 import Credentials
-import Foundation
+import FoundationEssentials
 import PassportKit
 import SystemKeyring
 import TokenKeys

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PassportCLI
-import Foundation
+import FoundationEssentials
+import TextSupport
 import MRZ
 import MRZScanner
 import PassportKit
@@ -36,14 +37,14 @@ func scanMRZCamera(_ source: String, tessdata: String?, timeBudget: Double? = ni
 func readMRZCamera(_ source: String, scanner: MRZScanner, sampleInterval: Double?, maxSeconds: Double?) throws -> VideoMRZReading {
     let video = try VideoFrameSource(source: source)
     printError("Reading the MRZ from \(video.isDevice ? "camera" : "video") \(source)"
-        + (video.frameRate.map { String(format: " (%.0f frames/s)", $0) } ?? "") + ": hold the data page still, MRZ in view.")
+        + (video.frameRate.map { " (\($0.fixed(0)) frames/s)" } ?? "") + ": hold the data page still, MRZ in view.")
     let reader = VideoMRZReader(scanner: scanner)
     if let sampleInterval { reader.sampleInterval = sampleInterval }
     if let maxSeconds { reader.maxSeconds = maxSeconds }
     reader.progress = { printError($0) }
     let reading = try reader.read(video)
-    printError(String(format: "Two frames agree (frames %d and %d): %d frames decoded, %d scanned, %.1f s.",
-                      reading.agreeingFrames[0], reading.agreeingFrames[1], reading.framesDecoded, reading.framesScanned, reading.seconds))
+    printError("Two frames agree (frames \(reading.agreeingFrames[0]) and \(reading.agreeingFrames[1])): "
+               + "\(reading.framesDecoded) frames decoded, \(reading.framesScanned) scanned, \(reading.seconds.fixed(1)) s.")
     return reading
 }
 
@@ -144,7 +145,7 @@ struct OCRCommand: ParsableCommand {
                                        ("Issuing state", mrz.issuingState), ("Name", "\(mrz.primaryIdentifier), \(mrz.secondaryIdentifier)"),
                                        ("Nationality", mrz.nationality), ("Birth date", mrz.birthDate), ("Sex", mrz.sex),
                                        ("Expiry date", mrz.expiryDate)] {
-                    print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(value)")
+                    print("  \(label.padded(to: 14)) \(value)")
                 }
                 print("  Check digits   " + mrz.checks.map { "\($0.field.rawValue) \($0.isValid ? "ok" : "FAILED")" }.joined(separator: ", "))
                 if !result.corrections.isEmpty {

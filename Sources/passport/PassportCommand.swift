@@ -1,6 +1,8 @@
 import ArgumentParser
 import PassportCLI
-import Foundation
+import FoundationEssentials
+import Glibc
+import LocalFiles
 import PassportKit
 import Proving
 
@@ -25,8 +27,8 @@ struct PassportCommand: ParsableCommand {
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+                StandardStreams.writeError(fullMessage(for: error) + "\n")
+                Glibc.exit(2)
             }
             exit(withError: error)
         }

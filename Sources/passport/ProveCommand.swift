@@ -1,6 +1,6 @@
 import ArgumentParser
 import PassportCLI
-import Foundation
+import FoundationEssentials
 import LDS
 import PassportKit
 
@@ -28,7 +28,7 @@ struct ProveCommand: ParsableCommand {
             guard (0...120).contains(minAge) else { throw ValidationError("--min-age must be between 0 and 120") }
             var now = Date()
             if let currentDate {
-                guard let date = ISO8601DateFormatter().date(from: currentDate) else {
+                guard let date = parseISO8601(currentDate) else {
                     throw ValidationError("--current-date \(currentDate) is not an ISO 8601 time such as 2026-11-24T12:00:00Z")
                 }
                 now = date

@@ -4,7 +4,9 @@ import PassportCLI
 import CardIO
 import ChipProtocols
 import PassiveAuth
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 import LDS
 import MRZ
 import PassportKit
@@ -100,7 +102,7 @@ struct ScanCommand: ParsableCommand {
             return result.mrz.accessKey
         }
         if let mrz {
-            return try MRZ(text: mrz.replacingOccurrences(of: "\\n", with: "\n")).checkedAccessKey()
+            return try MRZ(text: mrz.replacing("\\n", with: "\n")).checkedAccessKey()
         }
         guard let documentNumber, let birth, let expiry else { return nil }
         return MRZAccessKey(documentNumber: documentNumber, birthDate: birth, expiryDate: expiry)
@@ -136,7 +138,7 @@ struct ScanCommand: ParsableCommand {
                     let message = "The chip did not answer within \(formatted(limit)) s. Nothing was saved. Move the passport a little and scan again."
                     printError("error: \(message)")
                     if json { printJSON(ErrorReport(code: "chip_timeout", message: message)) }
-                    Foundation.exit(1)
+                    Glibc.exit(1)
                 },
                 events: progress.handle)
             progress.finish()
@@ -177,24 +179,22 @@ struct ScanCommand: ParsableCommand {
 
     /// "passport-20261126-225930" (UTC), and with --watch "…-r1-0001" for reader 1's first document.
     func defaultDumpName(reader: Int? = nil, sequence: Int = 0) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        let name = "passport-\(formatter.string(from: Date()))"
-        return reader.map { name + "-r\($0)-" + String(format: "%04d", sequence) } ?? name
+        let digits = iso8601(Date()).filter(\.isNumber)   // yyyyMMddHHmmss, UTC
+        let name = "passport-\(digits.prefix(8))-\(digits.dropFirst(8))"
+        return reader.map { name + "-r\($0)-" + sequence.zeroPadded(4) } ?? name
     }
 
     func report(_ contents: ChipContents, dump: URL, verification: PassiveAuthenticationReport?, trust: TrustStore?) throws {
-        let given = mrz.flatMap { try? MRZ(text: $0.replacingOccurrences(of: "\\n", with: "\n")) }
+        let given = mrz.flatMap { try? MRZ(text: $0.replacing("\\n", with: "\n")) }
         let details = DocumentDetails(files: contents.files, givenMRZ: given)
         let files = contents.files.keys.sorted()
         if json {
             printJSON(ScanReport(contents: contents, dump: dump, details: details, verification: verification, requirePACE: requirePace))
             return
         }
-        print("Passport read in \(String(format: "%.2f", contents.seconds)) s with \(contents.apdus) APDUs "
+        print("Passport read in \(contents.seconds.fixed(2)) s with \(contents.apdus) APDUs "
               + "(\(contents.accessProtocol), \(contents.extendedLength ? "extended length" : "short APDUs"))")
-        for (label, value) in details.lines { print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(value)") }
+        for (label, value) in details.lines { print("  \(label.padded(to: 14)) \(value)") }
         print("  Files          " + files.map { "\($0.name) (\(contents.files[$0]?.count ?? 0) B)" }.joined(separator: ", "))
         for (file, reason) in contents.unavailable.sorted(by: { $0.key < $1.key }) {
             print("  Not read       \(file.name): \(reason)")
@@ -212,7 +212,7 @@ struct ScanCommand: ParsableCommand {
             print("  PACE           offered (\(fallback.offered)) but failed: \(fallback.failure); BAC was used")
         }
         for (label, outcome) in [("Chip auth.", contents.chipAuthentication), ("Active auth.", contents.activeAuthentication)] {
-            print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(outcome.status.replacingOccurrences(of: "_", with: " "))" + (outcome.detail.map { ": \($0)" } ?? ""))
+            print("  \(label.padded(to: 14)) \(outcome.status.replacing("_", with: " "))" + (outcome.detail.map { ": \($0)" } ?? ""))
         }
         if let terminal = contents.evidence.terminalAuthentication { print("  Terminal auth. \(Self.describe(terminal))") }
         for problem in contents.fileProblems + details.problems { print("  Problem        \(problem)") }
@@ -244,16 +244,16 @@ final class ProgressPrinter {
     }
 
     func finish() {
-        if lineOpen { FileHandle.standardError.write(Data("\n".utf8)); lineOpen = false }
+        if lineOpen { StandardStreams.writeError("\n"); lineOpen = false }
     }
 
     private func update(_ text: String) {
-        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+        StandardStreams.writeError("\r\u{1B}[2K\(text)")
         lineOpen = true
     }
 
     private func line(_ text: String) {
-        if isTerminal && lineOpen { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)); lineOpen = false }
+        if isTerminal && lineOpen { StandardStreams.writeError("\r\u{1B}[2K"); lineOpen = false }
         printError(text)
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import CardIO
-import Foundation
+import FoundationEssentials
+import Glibc
+import TextSupport
 import LDS
 import LocalFiles
 import MRZ
@@ -151,7 +153,7 @@ extension ScanCommand {
 final class WatchOutput: @unchecked Sendable {
     let json: Bool
     let prefixReaders: Bool
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private let isTerminal = isatty(STDERR_FILENO) == 1
 
     init(json: Bool, readers: Int) {
@@ -175,7 +177,7 @@ final class WatchOutput: @unchecked Sendable {
     }
 
     func read(_ document: DeskDocument, _ report: ScanReport, text: () -> Void) {
-        lock.withLock {
+        lock.withLock { _ in
             if json {
                 emit(WatchLine(ok: report.ok, reader: document.reader, sequence: document.sequence, scan: report, error: nil))
             } else {
@@ -189,7 +191,7 @@ final class WatchOutput: @unchecked Sendable {
     func failed(_ document: DeskDocument, _ error: any Error) {
         let (_, code) = classify(error)
         let message = userMessage(error)
-        lock.withLock {
+        lock.withLock { _ in
             if json {
                 emit(WatchLine(ok: false, reader: document.reader, sequence: document.sequence, scan: nil,
                                error: ErrorReport(code: code, message: message).error))
@@ -201,11 +203,11 @@ final class WatchOutput: @unchecked Sendable {
 
     private func emit(_ line: WatchLine) {
         guard let data = try? ReportEncoding.line(line) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        StandardStreams.writeOutput(data + Data("\n".utf8))
     }
 
     private func say(_ reader: String, _ text: String) {
-        lock.withLock { printError(prefixReaders ? "[\(reader)] \(text)" : text) }
+        lock.withLock { _ in printError(prefixReaders ? "[\(reader)] \(text)" : text) }
     }
 }
 
@@ -214,7 +216,7 @@ final class WatchOutput: @unchecked Sendable {
 enum TerminalKeys {
     static func askMRZ() throws -> AccessCredentials? {
         printError("MRZ of the next document (its lines, or: NUMBER BIRTH EXPIRY):")
-        guard let first = readLine()?.trimmingCharacters(in: .whitespaces) else { return nil }
+        guard let first = readLine()?.trimmed() else { return nil }
         let words = first.split(separator: " ")
         if words.count == 3 {
             let key = MRZAccessKey(documentNumber: String(words[0]), birthDate: String(words[1]), expiryDate: String(words[2]))
@@ -224,13 +226,13 @@ enum TerminalKeys {
         // TD3 (passports) has two lines of 44, TD2 two of 36, TD1 (ID cards) three of 30.
         var lines = [first]
         let count = first.count == 30 ? 3 : 2
-        while lines.count < count, let next = readLine() { lines.append(next.trimmingCharacters(in: .whitespaces)) }
+        while lines.count < count, let next = readLine() { lines.append(next.trimmed()) }
         return AccessCredentials(mrz: try MRZ(text: lines.joined(separator: "\n")).accessKey)
     }
 
     static func askCAN() throws -> AccessCredentials? {
         printError("CAN of the next document (6 digits):")
-        guard let can = readLine()?.trimmingCharacters(in: .whitespaces) else { return nil }
+        guard let can = readLine()?.trimmed() else { return nil }
         guard can.count == 6, can.allSatisfy(\.isNumber) else { throw MRZError.invalidField("The CAN is the 6-digit card access number printed on the document.") }
         return AccessCredentials(can: can)
     }

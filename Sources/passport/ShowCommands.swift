@@ -1,6 +1,7 @@
 import ArgumentParser
 import PassportCLI
-import Foundation
+import FoundationEssentials
+import TextSupport
 import ImageCodecs
 import LDS
 import PassportKit
@@ -20,7 +21,7 @@ struct ShowCommand: ParsableCommand {
             if json {
                 printJSON(ShowReport(dump: folder, details: details))
             } else {
-                for (label, value) in details.lines { print("  \(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(value)") }
+                for (label, value) in details.lines { print("  \(label.padded(to: 14)) \(value)") }
                 print("  Files          " + folder.files.sorted { $0.key < $1.key }.map { "\($0.key.name) (\($0.value.count) B)" }.joined(separator: ", "))
                 for problem in details.problems { print("  Problem        \(problem)") }
             }
@@ -102,7 +103,7 @@ struct PhotoCommand: ParsableCommand {
     }
 
     private func save(_ image: BiometricImage, number: Int, file: LDSFile, in folder: URL) throws -> BiometricPhotoReport.Image {
-        let stem = "\(file.name)-\(number)-" + image.position.replacingOccurrences(of: " ", with: "-")
+        let stem = "\(file.name)-\(number)-" + image.position.replacing(" ", with: "-")
         let decode = !raw && image.decodable
         let output = decode ? try ImageConverter.png(from: image.bytes) : image.bytes
         let path = folder.appendingPathComponent(stem + "." + (decode ? "png" : image.fileExtension)).path

@@ -1,6 +1,7 @@
 import ArgumentParser
 import LocalFiles
-import Foundation
+import FoundationEssentials
+import TextSupport
 import PassiveAuth
 import PassportCLI
 import PassportKit
@@ -87,8 +88,9 @@ struct TrustListCommand: ParsableCommand {
         print("country  CSCAs  valid  expiring<90d  expired  DSCs  CRLs  sources")
         for country in report.countries {
             let c = country.cscas
-            print(String(format: "%-7@  %5d  %5d  %12d  %7d  %4d  %4d  %@", country.country as NSString, c.total, c.valid,
-                         c.expiringSoon, c.expired, country.dscs, country.crls.count, country.sources.joined(separator: ", ") as NSString))
+            let figures = [(c.total, 5), (c.valid, 5), (c.expiringSoon, 12), (c.expired, 7), (country.dscs, 4), (country.crls.count, 4)]
+            print(([country.country.padded(to: 7)] + figures.map { String($0.0).leftPadded(to: $0.1) }
+                   + [country.sources.joined(separator: ", ")]).joined(separator: "  "))
             for crl in country.crls {
                 print("         CRL \(crl.issuer), next update \(crl.nextUpdate ?? "none")")
             }

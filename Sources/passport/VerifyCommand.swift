@@ -2,7 +2,8 @@ import ArgumentParser
 import LocalFiles
 import PassportCLI
 import PassiveAuth
-import Foundation
+import FoundationEssentials
+import TextSupport
 import LDS
 import PassportKit
 
@@ -85,13 +86,13 @@ struct VerifyCommand: ParsableCommand {
                     let (_, code) = classify(error)
                     line = try ReportEncoding.line(VerifyLineError(dump: outcome.path, code: code, message: userMessage(error)))
                 }
-                FileHandle.standardOutput.write(line + Data("\n".utf8))
+                StandardStreams.writeOutput(line + Data("\n".utf8))
             } else {
                 print("\(outcome.passed ? "PASS" : "FAIL")  \(outcome.path)\(outcome.passed ? "" : ": \(outcome.failureMessage)")")
             }
         }
         let failed = outcomes.filter { !$0.passed }.count
-        printError(String(format: "%d dump(s): %d passed, %d failed (%.2f s)", outcomes.count, outcomes.count - failed, failed, seconds))
+        printError("\(outcomes.count) dump(s): \(outcomes.count - failed) passed, \(failed) failed (\(seconds.fixed(2)) s)")
         if let junit {
             let xml = JUnitReport.xml(outcomes, seconds: seconds)
             do { try Data(xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic) } catch {
@@ -135,7 +136,7 @@ func printReport(_ report: PassiveAuthenticationReport, trust: TrustStore, recor
     }
     if recorded {
         let check = report.activeAuthentication
-        print("  Active auth. \(check.status.replacingOccurrences(of: "_", with: " "))\(check.detail.map { ": \($0)" } ?? "") (recorded answer checked against DG15)")
+        print("  Active auth. \(check.status.replacing("_", with: " "))\(check.detail.map { ": \($0)" } ?? "") (recorded answer checked against DG15)")
     }
     for note in trust.notes { print("  Trust        \(note)") }
     for warning in report.warnings { print("  Note         \(warning)") }

@@ -208,7 +208,9 @@ import TestSupport
             case let s as String:
                 out.insert(s)
                 if s.split(separator: ".").count == 3, let jws = try? CompactJWS(s) { collectJWS(jws) }
-            case let n as NSNumber: out.insert(n.stringValue)
+            case let b as Bool: out.insert(b ? "true" : "false")
+            case let n as Int: out.insert(String(n))
+            case let n as Double: out.insert(n.description)
             case let d as [String: Any]: d.values.forEach(collect)
             case let a as [Any]: a.forEach(collect)
             default: break

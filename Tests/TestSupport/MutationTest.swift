@@ -62,10 +62,10 @@ public struct BaselineError: Error, CustomStringConvertible {
 }
 
 /// A small deterministic generator (SplitMix64), so runs are repeatable.
-struct SplitMix {
+public struct SplitMix: RandomNumberGenerator {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E3779B97F4A7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9

@@ -1,5 +1,5 @@
 import Credentials
-import Foundation
+import FoundationEssentials
 import LDS
 import MRZ
 import PassiveAuth

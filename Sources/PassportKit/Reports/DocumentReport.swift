@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LDS
 
 /// What a dump's files say, as `passport show` and `passport scan` print it with `--json`

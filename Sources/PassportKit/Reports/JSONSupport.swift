@@ -1,5 +1,6 @@
 import LocalFiles
-import Foundation
+import FoundationEssentials
+import JSONCore
 import LDS
 
 /// An optional that `--json` output spells as `null` when absent: the documented shapes keep
@@ -37,13 +38,18 @@ public enum JSONValue: Codable, Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// A value produced by JSONSerialization (or built of the same types).
+    /// A value parsed by `JSON.parse` (or built of the same types).
     public init(_ any: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: [any], options: [.fragmentsAllowed])
-        guard let value = try JSONDecoder().decode([JSONValue].self, from: data).first else {
-            throw EncodingError.invalidValue(any, .init(codingPath: [], debugDescription: "not a JSON value"))
+        switch any {
+        case is JSON.Null: self = .null
+        case let value as Bool: self = .bool(value)
+        case let value as String: self = .string(value)
+        case let value as Int: self = .number(Double(value))
+        case let value as Double where value.isFinite: self = .number(value)
+        case let value as [Any]: self = .array(try value.map(JSONValue.init))
+        case let value as [String: Any]: self = .object(try value.mapValues(JSONValue.init))
+        default: throw EncodingError.invalidValue(any, .init(codingPath: [], debugDescription: "a \(type(of: any)) is not a JSON value"))
         }
-        self = value
     }
 
     public init(from decoder: Decoder) throws {
@@ -62,7 +68,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .number(let value):
-            // Whole numbers as integers, as JSONSerialization wrote them.
+            // Whole numbers as integers, as JSON.serialize writes them.
             if value == value.rounded(), abs(value) < 1e15 { try container.encode(Int64(value)) } else { try container.encode(value) }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PassiveAuth
 
 /// A certificate as reports show it.

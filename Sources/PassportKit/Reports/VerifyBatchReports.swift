@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One line of `passport verify DUMP… --json` for a dump that could not be read
 /// (docs/schemas/verify-line.schema.json; a dump that was verified gets a `VerifyReport` line).
