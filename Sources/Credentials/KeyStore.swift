@@ -1,6 +1,7 @@
 import LocalFiles
 import PassportCrypto
 import FoundationEssentials
+import JSONCore
 import Glibc
 import TextSupport
 
@@ -249,7 +250,7 @@ public final class KeyStore: @unchecked Sendable {
 
     static func checkVersion(_ value: Any?, of path: String, supported: Int = formatVersion) throws {
         guard let value else { return }
-        guard let version = value as? Int else { throw CredentialError.keyStore("\(path) is damaged (its version is not a number).") }
+        guard let version = JSON.int(value) else { throw CredentialError.keyStore("\(path) is damaged (its version is not a number).") }
         guard version <= supported else {
             throw CredentialError.newerStoreFormat(path: path, found: version, supported: supported)
         }

@@ -1,5 +1,6 @@
 import PassportCrypto
 import FoundationEssentials
+import JSONCore
 import TextSupport
 
 /// The claims a passport-backed credential may carry: derived facts only, never MRZ data.
@@ -45,7 +46,7 @@ public struct DerivedClaims: @unchecked Sendable {
     /// Rebuilds the claims from a credential's claim map (a `trust_level` claim written by
     /// 0.2.0 is ignored: the level is the verifier's to establish).
     public init(claims: [String: Any], expiry: Date) throws {
-        guard let age = claims["age_over_18"] as? Bool, let human = claims["is_human"] as? Bool,
+        guard let age = JSON.bool(claims["age_over_18"]), let human = JSON.bool(claims["is_human"]),
               let method = claims["verification_method"] as? String else {
             throw CredentialError.malformed("the credential lacks its derived claims")
         }
@@ -188,7 +189,7 @@ public enum PassportCredential {
                 let parts = try SDJWT.split(line)
                 let jws = try CompactJWS(parts.jwt)
                 guard jws.header["x5c"] != nil, let iss = jws.payload["iss"] as? String, issuer == nil || issuer == iss,
-                      let exp = jws.payload["exp"] as? Int,
+                      let exp = JSON.int(jws.payload["exp"]),
                       let cnf = (jws.payload["cnf"] as? [String: Any])?["jwk"] as? [String: Any] else {
                     throw CredentialError.malformed("a line of the issued credential is not an institution's SD-JWT with iss, exp and cnf")
                 }
@@ -207,13 +208,13 @@ public enum PassportCredential {
             try jws.verify(with: holder, what: "the stored credential (is it yours?)")
             let disclosures = try parts.disclosures.map(SDJWT.Disclosure.init(encoded:))
             let payload = try SDJWT.resolve(jws.payload, disclosures: disclosures)
-            guard let exp = payload["exp"] as? Int else { throw CredentialError.malformed("no exp") }
+            guard let exp = JSON.int(payload["exp"]) else { throw CredentialError.malformed("no exp") }
             return HeldCredential(claims: try DerivedClaims(claims: payload, expiry: Date(timeIntervalSince1970: TimeInterval(exp))),
                                   format: .sdJWT, instances: [], issuer: nil)
         }
         let jws = try CompactJWS(trimmed)
         try jws.verify(with: holder, what: "the stored credential (is it yours?)")
-        guard let exp = jws.payload["exp"] as? Int, let vc = jws.payload["vc"] as? [String: Any],
+        guard let exp = JSON.int(jws.payload["exp"]), let vc = jws.payload["vc"] as? [String: Any],
               let subject = vc["credentialSubject"] as? [String: Any] else { throw CredentialError.malformed("not a VC-JWT") }
         return HeldCredential(claims: try DerivedClaims(claims: subject, expiry: Date(timeIntervalSince1970: TimeInterval(exp))),
                               format: .jwt, instances: [], issuer: nil)
@@ -417,7 +418,7 @@ public struct PresentationVerifier: Sendable {
         guard kb.header["typ"] as? String == "kb+jwt" else { throw CredentialError.rejected("the key binding JWT's typ is not kb+jwt") }
         try kb.verify(with: holder, what: "the key binding JWT")
         try checkAudienceAndNonce(kb.payload, what: "the key binding JWT", stringAudience: true)
-        try checkTime(iat: kb.payload["iat"] as? Int, exp: nil, what: "the key binding JWT")
+        try checkTime(iat: JSON.int(kb.payload["iat"]), exp: nil, what: "the key binding JWT")
         let expectedHash = SDJWT.digest(SDJWT.presentedPart(jwt: parts.jwt, disclosures: parts.disclosures))
         guard kb.payload["sd_hash"] as? String == expectedHash else {
             throw CredentialError.rejected("sd_hash does not match the presented SD-JWT (disclosures added or removed)")
@@ -441,8 +442,8 @@ public struct PresentationVerifier: Sendable {
         let (holderDID, holderKey) = try selfIssuer(vp.payload, what: "the presentation")
         try vp.verify(with: holderKey, what: "the presentation")
         try checkAudienceAndNonce(vp.payload, what: "the presentation", stringAudience: false)
-        guard vp.payload["exp"] is Int else { throw CredentialError.rejected("the presentation has no exp") }
-        try checkTime(iat: vp.payload["iat"] as? Int, exp: vp.payload["exp"] as? Int, what: "the presentation")
+        guard JSON.int(vp.payload["exp"]) != nil else { throw CredentialError.rejected("the presentation has no exp") }
+        try checkTime(iat: JSON.int(vp.payload["iat"]), exp: JSON.int(vp.payload["exp"]), what: "the presentation")
         let vc = try presentedCredential(vp)
         let (issuer, issuerKey) = try selfIssuer(vc.payload, what: "the credential")
         try vc.verify(with: issuerKey, what: "the credential")
@@ -492,11 +493,11 @@ public struct PresentationVerifier: Sendable {
     /// A credential's own validity: `exp` required and not passed, `iat` and `nbf` (when given) not in the future.
     private func checkValidity(_ payload: [String: Any], what: String) throws -> Int {
         let t = now.timeIntervalSince1970
-        guard let exp = payload["exp"] as? Int else { throw CredentialError.rejected("\(what) has no exp (a credential without an end is not accepted)") }
+        guard let exp = JSON.int(payload["exp"]) else { throw CredentialError.rejected("\(what) has no exp (a credential without an end is not accepted)") }
         if TimeInterval(exp) + clockSkew < t { throw CredentialError.rejected("\(what) has expired") }
         for name in ["iat", "nbf"] {
             guard let value = payload[name] else { continue }
-            guard let time = value as? Int else { throw CredentialError.malformed("\(what)'s \(name) is not a number") }
+            guard let time = JSON.int(value) else { throw CredentialError.malformed("\(what)'s \(name) is not a number") }
             if TimeInterval(time) > t + clockSkew { throw CredentialError.rejected("\(what) is not valid yet (\(name) in the future)") }
         }
         return exp

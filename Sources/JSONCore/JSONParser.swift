@@ -33,10 +33,26 @@ public enum JSON {
         return value
     }
 
+    // Typed reads of a parsed value by its exact type. A plain `as? Int` is not enough: in a
+    // process that also links Foundation (the tests), a Bool casts to Int through NSNumber.
+
     /// A number of a parsed value as a Double (Int or Double; never a Bool).
     public static func double(_ value: Any?) -> Double? {
-        if let value = value as? Int { return Double(value) }
-        return value as? Double
+        guard let value else { return nil }
+        if type(of: value) == Int.self { return Double(value as! Int) }
+        return type(of: value) == Double.self ? value as? Double : nil
+    }
+
+    /// An integer of a parsed value (written without fraction or exponent); never a Bool.
+    public static func int(_ value: Any?) -> Int? {
+        guard let value, type(of: value) == Int.self else { return nil }
+        return value as? Int
+    }
+
+    /// `true` or `false` of a parsed value; never a number.
+    public static func bool(_ value: Any?) -> Bool? {
+        guard let value, type(of: value) == Bool.self else { return nil }
+        return value as? Bool
     }
 }
 

@@ -45,7 +45,7 @@ private struct Writer {
     mutating func write(_ value: Any, indent: Int) throws(JSON.ValueError) {
         switch value {
         case let text as String: writeString(text)
-        case let flag as Bool: append(flag ? "true" : "false")
+        case let flag as Bool where type(of: value) == Bool.self: append(flag ? "true" : "false")
         case is JSON.Null: append("null")
         case let object as [String: Any]: try writeObject(object, indent: indent)
         case let array as [Any]: try writeArray(array, indent: indent)

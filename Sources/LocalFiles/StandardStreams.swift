@@ -41,7 +41,8 @@ public enum StandardStreams {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while bytes.count <= limit {
-            let wanted = min(chunk.count, limit - bytes.count + 1)
+            let room = limit - bytes.count                       // one byte past the limit tells "too much"
+            let wanted = room >= chunk.count ? chunk.count : room + 1
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, wanted) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw PrivateFiles.ReadError(path: name, reason: String(cString: strerror(errno))) }

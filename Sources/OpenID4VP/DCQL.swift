@@ -75,7 +75,7 @@ public struct DCQLQuery: @unchecked Sendable {
             }
             var multiple = false
             if let value = query["multiple"] {
-                guard let flag = value as? Bool else { throw OpenID4VPError.badQuery("credential query \(id): multiple is not a boolean") }
+                guard let flag = JSON.bool(value) else { throw OpenID4VPError.badQuery("credential query \(id): multiple is not a boolean") }
                 multiple = flag
             }
             var claims: [ClaimQuery]?
@@ -118,7 +118,7 @@ public struct DCQLQuery: @unchecked Sendable {
                 } }
                 var required = true
                 if let value = set["required"] {
-                    guard let flag = value as? Bool else { throw OpenID4VPError.badQuery("credential_sets[\(index)].required is not a boolean") }
+                    guard let flag = JSON.bool(value) else { throw OpenID4VPError.badQuery("credential_sets[\(index)].required is not a boolean") }
                     required = flag
                 }
                 return CredentialSet(options: options, required: required)
@@ -139,14 +139,14 @@ public struct DCQLQuery: @unchecked Sendable {
         let path: [PathElement] = try rawPath.map { element in
             if element is JSON.Null { return .all }
             if let text = element as? String { return .key(text) }
-            if let index = element as? Int, index >= 0 { return .index(index) }
-            if let number = element as? Double, let index = Int(exactly: number), index >= 0 { return .index(index) }
+            if let index = JSON.int(element), index >= 0 { return .index(index) }
+            if let number = JSON.double(element), let index = Int(exactly: number), index >= 0 { return .index(index) }
             throw OpenID4VPError.badQuery("\(place).path holds \(element), which is not a string, a non-negative integer or null")
         }
         var values: [Any]?
         if let rawValues = object["values"] {
             guard let array = rawValues as? [Any], !array.isEmpty,
-                  array.allSatisfy({ $0 is String || $0 is Bool || JSON.double($0) != nil }) else {
+                  array.allSatisfy({ $0 is String || JSON.bool($0) != nil || JSON.double($0) != nil }) else {
                 throw OpenID4VPError.badQuery("\(place).values is not a non-empty array of strings, numbers and booleans")
             }
             values = array
@@ -234,7 +234,7 @@ public struct DCQLSelection: Sendable, Equatable {
     }
 
     static func jsonEqual(_ a: Any, _ b: Any) -> Bool {
-        if let x = a as? Bool, let y = b as? Bool { return x == y }
+        if let x = JSON.bool(a), let y = JSON.bool(b) { return x == y }
         if let x = a as? String, let y = b as? String { return x == y }
         if let x = JSON.double(a), let y = JSON.double(b) { return x == y }
         return false

@@ -216,18 +216,18 @@ public enum ProverSettings {
         var configuration = ProverRunner.Configuration(library: library, circuits: circuits)
         configuration.srs = config["srs"] as? String
         if let namespace = config["namespace"] as? String { configuration.expectation.namespace = namespace }
-        if let version = config["contract_version"] as? Int { configuration.expectation.contractVersion = UInt32(truncatingIfNeeded: version) }
+        if let version = JSON.int(config["contract_version"]) { configuration.expectation.contractVersion = UInt32(truncatingIfNeeded: version) }
         if let checksums = config["checksums"] as? [String: Any] {
             var accepted: [String: Set<UInt16>] = [:]
             for (name, value) in checksums {
-                if let one = value as? Int { accepted[name] = [UInt16(truncatingIfNeeded: one)] }
+                if let one = JSON.int(value) { accepted[name] = [UInt16(truncatingIfNeeded: one)] }
                 else if let many = value as? [Int] { accepted[name] = Set(many.map { UInt16(truncatingIfNeeded: $0) }) }
                 else { return .failure(Problem(description: "\(configFile.path): checksums.\(name) is neither a number nor a list")) }
             }
             configuration.expectation.checksums = accepted
         }
         if let timeout = JSON.double(config["timeout_seconds"]) { configuration.timeout = timeout }
-        if let memory = config["memory_limit_mb"] as? Int { configuration.memoryLimitMB = memory }
+        if let memory = JSON.int(config["memory_limit_mb"]) { configuration.memoryLimitMB = memory }
         return .success(configuration)
     }
 }

@@ -38,7 +38,7 @@ public enum ProverChild {
     }
 
     private static func limitMemory(_ request: [String: Any]) {
-        guard let megabytes = request["memory_limit_mb"] as? Int, megabytes > 0 else { return }
+        guard let megabytes = JSON.int(request["memory_limit_mb"]), megabytes > 0 else { return }
         var limit = rlimit(rlim_cur: rlim_t(megabytes) << 20, rlim_max: rlim_t(megabytes) << 20)
         setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
     }
@@ -52,8 +52,8 @@ public enum ProverChild {
         }
         let library = try MoproLibrary(path: path, expect: expectation(request))
         let srs = request["srs"] as? String
-        let onChain = request["on_chain"] as? Bool ?? false
-        let lowMemory = request["low_memory"] as? Bool ?? false
+        let onChain = JSON.bool(request["on_chain"]) ?? false
+        let lowMemory = JSON.bool(request["low_memory"]) ?? false
         var proofs: [[String: Any]] = []
         for job in jobs {
             guard let name = job["name"] as? String, let circuit = job["circuit"] as? String, let inputs = job["inputs"] as? [String] else {
@@ -72,7 +72,7 @@ public enum ProverChild {
     private static func expectation(_ request: [String: Any]) -> MoproLibrary.Expectation {
         var expect = MoproLibrary.Expectation.noirSwift
         if let namespace = request["namespace"] as? String { expect.namespace = namespace }
-        if let version = request["contract_version"] as? Int { expect.contractVersion = UInt32(truncatingIfNeeded: version) }
+        if let version = JSON.int(request["contract_version"]) { expect.contractVersion = UInt32(truncatingIfNeeded: version) }
         if let checksums = request["checksums"] as? [String: [Int]] {
             expect.checksums = checksums.mapValues { Set($0.map { UInt16(truncatingIfNeeded: $0) }) }
         }

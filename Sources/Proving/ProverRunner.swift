@@ -97,14 +97,14 @@ public struct ProverRunner: Sendable {
         guard let reply = try? JSON.parse(answer) as? [String: Any] else {
             return .failure(.garbage("the prover process gave no readable answer"))
         }
-        guard reply["ok"] as? Bool == true else { return .failure(.failed(reply["reason"] as? String ?? "unknown reason")) }
+        guard JSON.bool(reply["ok"]) == true else { return .failure(.failed(reply["reason"] as? String ?? "unknown reason")) }
         guard let items = reply["proofs"] as? [[String: Any]], items.count == jobs.count else {
             return .failure(.garbage("the answer does not hold one proof per circuit"))
         }
         var proofs: [Proof] = []
         for (job, item) in zip(jobs, items) {
             guard item["name"] as? String == job.name else { return .failure(.garbage("the answer's proofs are out of order")) }
-            guard item["verified"] as? Bool == true else { return .failure(.failed("the \(job.name) proof does not verify")) }
+            guard JSON.bool(item["verified"]) == true else { return .failure(.failed("the \(job.name) proof does not verify")) }
             guard let proof = (item["proof"] as? String).flatMap({ Data(base64Encoded: $0) }), !proof.isEmpty,
                   let key = (item["verification_key"] as? String).flatMap({ Data(base64Encoded: $0) }), !key.isEmpty else {
                 return .failure(.garbage("the \(job.name) answer lacks the proof or the verification key"))
