@@ -38,25 +38,27 @@ public enum DumpFileReader {
     /// the dump folder `url` must stay inside (nil for a file the user named directly, whose
     /// links are the user's own choice).
     public static func read(_ url: URL, limit: Int, inside folder: URL? = nil) throws -> [UInt8] {
-        let path = try resolve(url, inside: folder)
+        let shown = shown       // URL.path builds a new string each time: once per file
+        let path = try resolve(shown, inside: folder)
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+        guard fstat(descriptor, &status) == 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
         // Checked again on the open file: the path may have been swapped since it was looked at.
-        try requireRegular(status, url.path)
-        guard Int(status.st_size) <= limit else { throw DumpFileError.tooLarge(path: url.path, size: Int(status.st_size), limit: limit) }
+        try requireRegular(status, shown)
+        guard Int(status.st_size) <= limit else { throw DumpFileError.tooLarge(path: shown, size: Int(status.st_size), limit: limit) }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         var count = 0
         while count < bytes.count {
             let result = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
             if result < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            guard result >= 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+            guard result >= 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
             if result == 0 { break }  // the file shrank while being read: what is there is what it holds
             count += result
         }
-        return Array(bytes.prefix(count))
+        if count < bytes.count { bytes.removeLast(bytes.count - count) }
+        return bytes
     }
 
     /// The names in a dump folder.
@@ -73,24 +75,24 @@ public enum DumpFileReader {
         return status.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// The path to open: `url` itself, or where its link leads when that stays inside `folder`.
-    static func resolve(_ url: URL, inside folder: URL?) throws -> String {
+    /// The path to open: `shown` (a file's path) itself, or where its link leads when that stays inside `folder`.
+    static func resolve(_ shown: String, inside folder: URL?) throws -> String {
         var status = stat()
-        guard lstat(url.path, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
-        var path = url.path
+        guard lstat(shown, &status) == 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
+        var path = shown
         if status.st_mode & S_IFMT == S_IFLNK {
-            guard let target = realpath(url.path, nil) else {
-                throw DumpFileError.unreadable(path: url.path, reason: "its symbolic link leads nowhere (\(String(cString: strerror(errno))))")
+            guard let target = realpath(shown, nil) else {
+                throw DumpFileError.unreadable(path: shown, reason: "its symbolic link leads nowhere (\(String(cString: strerror(errno))))")
             }
             path = String(cString: target)
             free(target)
             if let folder {
                 let inside = Paths.join(realFolder(folder), "")
-                guard path.hasPrefix(inside) else { throw DumpFileError.linkLeavesFolder(path: url.path, target: path) }
+                guard path.hasPrefix(inside) else { throw DumpFileError.linkLeavesFolder(path: shown, target: path) }
             }
-            guard stat(path, &status) == 0 else { throw DumpFileError.unreadable(path: url.path, reason: String(cString: strerror(errno))) }
+            guard stat(path, &status) == 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
         }
-        try requireRegular(status, url.path)
+        try requireRegular(status, shown)
         return path
     }
 

@@ -292,7 +292,7 @@ public enum PassiveAuthentication {
             report.fail("No trusted CSCA for \(country) (\(dsc.issuer)). Add a master list with --masterlist or the CSCA certificate with --csca.")
             return nil
         }
-        let signing = named.filter { dsc.isSigned(by: $0) }
+        let signing = named.filter { trust.certificate(dsc, isSignedBy: $0) }
         guard !signing.isEmpty else {
             report.chain = .failed
             report.fail("The Document Signer certificate's signature does not verify with any trusted CSCA named \(dsc.issuer).")

@@ -20,6 +20,20 @@ public final class TrustStore: @unchecked Sendable {
 
     /// CRL signature results per (CRL, CSCA): a CRL is checked once, not once per passport.
     private let crlSignatureCache = Mutex<[String: Bool]>([:])
+    /// Document Signer signature results per (DSC, CSCA): in a batch, the passports of one DSC
+    /// (thousands for one state and period) check its signature once. Keyed by the DSC's DER (each
+    /// dump parses its own copy) and the CSCA's identity (this store keeps every CSCA it hands out).
+    private let dscSignatureCache = Mutex<[DSCSignature: Bool]>([:])
+
+    private struct DSCSignature: Hashable {
+        let dsc: [UInt8]
+        let csca: ObjectIdentifier
+
+        func hash(into hasher: inout Hasher) {
+            dsc.withUnsafeBytes { hasher.combine(bytes: $0) }   // the DER at once, not byte by byte
+            hasher.combine(csca)
+        }
+    }
 
     public init() {}
 
@@ -28,6 +42,14 @@ public final class TrustStore: @unchecked Sendable {
         if let known = crlSignatureCache.withLock({ $0[key] }) { return known }
         let result = crl.isSigned(by: csca)
         crlSignatureCache.withLock { $0[key] = result }
+        return result
+    }
+
+    func certificate(_ dsc: Certificate, isSignedBy csca: Certificate) -> Bool {
+        let key = DSCSignature(dsc: dsc.der, csca: ObjectIdentifier(csca))
+        if let known = dscSignatureCache.withLock({ $0[key] }) { return known }
+        let result = dsc.isSigned(by: csca)
+        dscSignatureCache.withLock { $0[key] = result }
         return result
     }
 
