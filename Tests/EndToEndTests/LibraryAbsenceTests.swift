@@ -16,8 +16,8 @@ import TestSupport
     /// A session bus address (nothing listens there): the key store then opens libsecret.
     static let sessionBus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "PASSPORT_KEYRING": "on"]
 
-    /// verify, show, convert, trust, and issue → present → verify-vp with the keyring off (as on
-    /// a machine without a desktop session), none of the five libraries there.
+    /// verify, show, convert, trust, prove, and issue → present → verify-vp with the keyring off
+    /// (as on a machine without a desktop session), none of the five libraries there.
     @Test func commandsThatNeedNoneOfThemRunWithoutThem() throws {
         let home = Harness.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: home) }
@@ -25,6 +25,7 @@ import TestSupport
         let credential = home.appendingPathComponent("credential").path
         let commands = [["--version"], ["verify", Self.dump] + Self.anchors, ["show", Self.dump],
                         ["convert", Self.dump, home.appendingPathComponent("converted").path], ["trust", "list"],
+                        ["prove", Self.dump, "--export", home.appendingPathComponent("zk").path] + Self.anchors,
                         ["issue", Self.dump, "--out", credential, "--yes"] + Self.anchors]
         for arguments in commands {
             let r = try Harness.passport(arguments, environment: env)
