@@ -27,20 +27,23 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // System-library shims: headers come from Debian's -dev packages, found with pkg-config.
-        .systemLibrary(name: "CPCSCLite", path: "Sources/CPCSCLite", pkgConfig: "libpcsclite",
-                       providers: [.apt(["libpcsclite-dev"])]),
+        // OpenSSL, the one C library linked (pkg-config finds it; headers from libssl-dev).
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CEAC", path: "Sources/CEAC", pkgConfig: "libeac",
-                       providers: [.apt(["libeac-dev"])]),
-        .systemLibrary(name: "CNFC", path: "Sources/CNFC", pkgConfig: "libnfc",
-                       providers: [.apt(["libnfc-dev"])]),
-        .systemLibrary(name: "CLeptonica", path: "Sources/CLeptonica", pkgConfig: "lept",
-                       providers: [.apt(["libleptonica-dev"])]),
-        // Large stacks one command needs are opened with dlopen when used, not linked (their
-        // headers come from libtesseract-dev and FFmpeg's -dev packages): CLibraryLoader opens them.
+        // Every other C library is opened with dlopen by the code that first needs it, not linked,
+        // so that a command which does not use it starts without it: each shim is a table of the
+        // library's functions typed by its -dev package's headers, which CLibraryLoader fills, and
+        // LibraryLoading turns a missing library into an error naming its Debian package.
         .target(name: "CLibraryLoader"),
+        .target(name: "LibraryLoading", dependencies: ["CLibraryLoader"]),
+        // pcsc-lite (libpcsclite-dev), libnfc (libnfc-dev), OpenPACE's libeac (libeac-dev),
+        // Leptonica (libleptonica-dev), libsecret with GLib (declared in the shim: libsecret-1-dev).
+        .target(name: "CPCSCLite", dependencies: ["CLibraryLoader"]),
+        .target(name: "CNFC", dependencies: ["CLibraryLoader"]),
+        .target(name: "CEAC", dependencies: ["CLibraryLoader"]),
+        .target(name: "CLeptonica", dependencies: ["CLibraryLoader"]),
+        .target(name: "CLibSecret", dependencies: ["CLibraryLoader"]),
+        // Large stacks one command needs (headers from libtesseract-dev and FFmpeg's -dev packages).
         .target(name: "CTesseract", dependencies: ["CLibraryLoader"]),
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         // zlib's raw inflate for the desk's zip uploads, opened when a zip is read (not linked).
@@ -48,8 +51,6 @@ let package = Package(
         // PKCS#11 headers only (p11-kit's, without pkg-config: nothing of p11-kit is linked); a
         // token's module is opened with dlopen at run time.
         .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", providers: [.apt(["libp11-kit-dev"])]),
-        .systemLibrary(name: "CLibSecret", path: "Sources/CLibSecret", pkgConfig: "libsecret-1",
-                       providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CUniFFI"),
         // HTTPS through the system's libcurl (OpenSSL, the system's CA store and proxy settings),
         // opened on first use (not linked): one exchange in C, since curl_easy_setopt is variadic.
@@ -69,10 +70,10 @@ let package = Package(
         // Trust: CMS, X.509, master lists, CRLs, the trust store, dump verification.
         .target(name: "PassiveAuth", dependencies: ["TextSupport", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "LocalFiles"]),
         // Chip: transports, then the protocols spoken over them.
-        .target(name: "CardIO", dependencies: ["TextSupport", "CPCSCLite", "CNFC"]),
-        .target(name: "ChipProtocols", dependencies: ["LocalFiles", "TextSupport", "CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "CEAC"]),
+        .target(name: "CardIO", dependencies: ["TextSupport", "CPCSCLite", "CNFC", "LibraryLoading"]),
+        .target(name: "ChipProtocols", dependencies: ["LocalFiles", "TextSupport", "CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "CEAC", "LibraryLoading"]),
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
-        .target(name: "ImageCodecs", dependencies: ["CLeptonica"]),
+        .target(name: "ImageCodecs", dependencies: ["CLeptonica", "LibraryLoading"]),
         .target(name: "MRZScanner", dependencies: ["TextSupport", "MRZ", "ImageCodecs", "CTesseract", "CLeptonica", "LocalFiles"]),
         // Video: camera (V4L2) and video-file frames through FFmpeg, read until two frames agree.
         .target(name: "VideoFrames", dependencies: ["TextSupport", "CFFmpeg", "MRZScanner", "MRZ"]),
@@ -80,7 +81,7 @@ let package = Package(
         // The holder key on a hardware token (PKCS#11: YubiKey PIV, Nitrokey, smart cards, SoftHSM).
         .target(name: "TokenKeys", dependencies: ["TextSupport", "CPKCS11", "Credentials", "PassportCrypto"]),
         // The key store's device key in the desktop keyring (Secret Service via libsecret).
-        .target(name: "SystemKeyring", dependencies: ["CLibSecret", "Credentials"]),
+        .target(name: "SystemKeyring", dependencies: ["CLibSecret", "Credentials", "LibraryLoading"]),
         // OpenID4VP 1.0: request objects (JAR, x509_hash / x509_san_dns), DCQL, vp_token and
         // direct_post.jwt responses (JWE ECDH-ES) — parsing and checks, no network (fuzzed).
         .target(name: "OpenID4VP", dependencies: ["JSONCore", "TextSupport", "Credentials", "PassportCrypto", "COpenSSL", "LocalFiles"]),
@@ -89,10 +90,10 @@ let package = Package(
         .target(name: "OpenID4VPClient", dependencies: ["JSONCore", "TextSupport", "OpenID4VP", "CCurl"]),
         .target(name: "Proving", dependencies: ["JSONCore", "LocalFiles", "CUniFFI", "MRZ", "LDS", "PassiveAuth", "PassportCrypto", "COpenSSL"]),
         // Pipeline: scan → verify → issue, with typed reports.
-        .target(name: "PassportKit", dependencies: ["JSONCore", "TextSupport", "LocalFiles", "MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving"],
+        .target(name: "PassportKit", dependencies: ["JSONCore", "TextSupport", "LocalFiles", "MRZ", "LDS", "CardIO", "ChipProtocols", "PassiveAuth", "Credentials", "Proving", "LibraryLoading"],
                 plugins: ["VersionStamp"]),
         // `passport doctor`: what stops a reader, OCR, verification or the key store here.
-        .target(name: "Diagnostics", dependencies: ["LocalFiles", "TextSupport", "CardIO", "PassiveAuth", "PassportKit", "Credentials", "TokenKeys", "MRZScanner", "VideoFrames", "COpenSSL"]),
+        .target(name: "Diagnostics", dependencies: ["LocalFiles", "TextSupport", "CardIO", "PassiveAuth", "PassportKit", "Credentials", "TokenKeys", "MRZScanner", "VideoFrames", "COpenSSL", "LibraryLoading"]),
         // VERSION (and the git commit) → PassportKitVersion, before every build.
         .plugin(name: "VersionStamp", capability: .buildTool()),
         // `passport desk`: the inspection desk in a browser, a loopback HTTP server over PassportKit
@@ -129,10 +130,10 @@ let package = Package(
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
         .testTarget(name: "VideoFramesTests", dependencies: ["VideoFrames", "MRZScanner", "MRZ", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
-        .testTarget(name: "CardIOTests", dependencies: ["CardIO", "TestSupport"]),
+        .testTarget(name: "CardIOTests", dependencies: ["CardIO", "CPCSCLite", "CNFC", "LibraryLoading", "TestSupport"]),
         .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "TestSupport"]),
-        .testTarget(name: "ChipProtocolsTests", dependencies: ["ChipProtocols", "PassiveAuth", "PassportCrypto", "CardIO", "LDS", "MRZ", "TestSupport"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "LDS", "TestSupport"]),
+        .testTarget(name: "ChipProtocolsTests", dependencies: ["ChipProtocols", "CEAC", "LibraryLoading", "PassiveAuth", "PassportCrypto", "CardIO", "LDS", "MRZ", "TestSupport"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLeptonica", "LibraryLoading", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "Credentials", "PassportCrypto", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "PassiveAuth", "TestSupport"]),

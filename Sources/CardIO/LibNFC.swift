@@ -4,27 +4,30 @@ import Glibc
 
 /// libnfc (PN53x boards, ACR122U used directly): devices by connstring, ISO 14443-4 targets.
 public final class NFCContext {
+    private let nfc: PassportNFC
     private let context: OpaquePointer
 
+    /// Opens libnfc on first use: throws `MissingLibrary` naming its package when it is absent.
     public init() throws {
+        nfc = try NFCLibrary.functions()
         // libnfc logs its own bus-scan errors to stderr ("Unable to find USB busses" in containers);
         // keep them out unless the user asked for libnfc's log level.
         if getenv("LIBNFC_LOG_LEVEL") == nil { setenv("LIBNFC_LOG_LEVEL", "0", 0) }
         var created: OpaquePointer?
-        nfc_init(&created)
+        nfc.nfc_init(&created)
         guard let created else { throw CardIOError.libraryMissing("libnfc could not start (nfc_init)") }
         context = created
     }
 
-    deinit { nfc_exit(context) }
+    deinit { nfc.nfc_exit(context) }
 
-    /// libnfc's version ("1.8.0").
-    public static var libraryVersion: String { String(cString: nfc_version()) }
+    /// libnfc's version ("1.8.0"), opening it; throws `MissingLibrary` when it is absent.
+    public static func libraryVersion() throws -> String { cText(try NFCLibrary.functions().nfc_version()) }
 
     /// Connstrings of the devices libnfc finds (USB, serial ports it scans, `LIBNFC_DEVICE`).
     public func devices() -> [String] {
         var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let used = passport_nfc_list(context, &buffer, buffer.count)
+        let used = passport_nfc_list(nfc.nfc_list_devices, context, &buffer, buffer.count)
         return buffer[0..<used].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
     }
 
@@ -32,39 +35,41 @@ public final class NFCContext {
     public func open(_ connstring: String?) throws -> NFCDevice {
         let device: OpaquePointer?
         if let connstring {
-            device = nfc_open(context, connstring)
+            device = nfc.nfc_open(context, connstring)
         } else {
-            device = nfc_open(context, nil)
+            device = nfc.nfc_open(context, nil)
         }
         guard let device else {
             if let connstring { throw CardIOError.readerNotFound(requested: connstring, available: devices()) }
             throw CardIOError.noReaders
         }
-        return try NFCDevice(device)
+        return try NFCDevice(nfc: nfc, device: device)
     }
 }
 
 /// An open libnfc device in initiator (reader) mode.
 public final class NFCDevice {
+    let nfc: PassportNFC
     let device: OpaquePointer
     public let name: String
     /// "pn53x_usb:001:005": the driver's name, then where the device is.
     public let connstring: String
 
-    init(_ device: OpaquePointer) throws {
+    init(nfc: PassportNFC, device: OpaquePointer) throws {
+        self.nfc = nfc
         self.device = device
-        name = String(cString: nfc_device_get_name(device))
-        connstring = String(cString: nfc_device_get_connstring(device))
-        guard nfc_initiator_init(device) >= 0 else {
-            let message = String(cString: nfc_strerror(device))
-            nfc_close(device)
+        name = cText(nfc.nfc_device_get_name(device))
+        connstring = cText(nfc.nfc_device_get_connstring(device))
+        guard nfc.nfc_initiator_init(device) >= 0 else {
+            let message = cText(nfc.nfc_strerror(device))
+            nfc.nfc_close(device)
             throw CardIOError.transmissionFailed(code: 0, message: "libnfc could not initialise \(name): \(message)")
         }
         // Return at once when no card is in the field, so that waiting is under our control.
-        _ = nfc_device_set_property_bool(device, NP_INFINITE_SELECT, false)
+        _ = nfc.nfc_device_set_property_bool(device, NP_INFINITE_SELECT, false)
     }
 
-    deinit { nfc_close(device) }
+    deinit { nfc.nfc_close(device) }
 
     /// Polls for an ISO 14443 type A or B target until `timeout` seconds have passed.
     public func waitForCard(timeout: Double) throws -> NFCCard {
@@ -72,7 +77,7 @@ public final class NFCDevice {
         repeat {
             for typeB in [false, true] {
                 let target = UnsafeMutablePointer<nfc_target>.allocate(capacity: 1)
-                if passport_nfc_select(device, typeB ? 1 : 0, target) > 0 {
+                if passport_nfc_select(nfc.nfc_initiator_select_passive_target, device, typeB ? 1 : 0, target) > 0 {
                     return NFCCard(device: self, target: target)
                 }
                 target.deallocate()
@@ -125,13 +130,13 @@ public final class NFCCard: CardTransport {
 
     /// Releases the target and selects it again: the card goes through activation, which resets it.
     public func reset() throws {
-        _ = nfc_initiator_deselect_target(device.device)
+        _ = device.nfc.nfc_initiator_deselect_target(device.device)
         guard select(within: 1.0) else { throw CardIOError.cardRemoved }
     }
 
     /// Polls the field until the card (or another) is back and selects it.
     public func reconnectAfterRemoval(timeout: Double) throws {
-        _ = nfc_initiator_deselect_target(device.device)
+        _ = device.nfc.nfc_initiator_deselect_target(device.device)
         guard select(within: timeout) else { throw CardIOError.noCard(reader: readerName, seconds: timeout) }
     }
 
@@ -140,7 +145,7 @@ public final class NFCCard: CardTransport {
         let typeB = passport_nfc_is_type_b(target) != 0
         let deadline = Date().addingTimeInterval(seconds)
         repeat {
-            if passport_nfc_select(device.device, typeB ? 1 : 0, target) > 0 { return true }
+            if passport_nfc_select(device.nfc.nfc_initiator_select_passive_target, device.device, typeB ? 1 : 0, target) > 0 { return true }
             usleep(100_000)
         } while Date() < deadline
         return false
@@ -155,7 +160,7 @@ public final class NFCCard: CardTransport {
             let more = offset + piece < raw.count
             // InDataExchange, target 1, MI (0x40) on every piece but the last.
             let frame: [UInt8] = [0x40, more ? 0x41 : 0x01] + raw[offset..<(offset + piece)]
-            let result = pn53x_transceive(device.device, frame, frame.count, &receive, receive.count, Int32(timeoutMilliseconds))
+            let result = device.nfc.pn53x_transceive(device.device, frame, frame.count, &receive, receive.count, Int32(timeoutMilliseconds))
             guard result >= 1 else { throw lost(result) }
             offset += piece
             if more { continue }
@@ -169,7 +174,10 @@ public final class NFCCard: CardTransport {
         // The USB drivers pass the bus's own error on (-ENODEV when the device left the bus), or
         // NFC_EIO / NFC_ENOTSUCHDEV: the reader is gone, not only the card.
         if code == -Int32(ENODEV) || code == NFC_EIO || code == NFC_ENOTSUCHDEV { return .readerRemoved(reader: readerName) }
-        if nfc_initiator_target_is_present(device.device, target) < 0 { return .cardRemoved }
-        return .transmissionFailed(code: UInt32(bitPattern: code), message: "libnfc: \(String(cString: nfc_strerror(device.device)))")
+        if device.nfc.nfc_initiator_target_is_present(device.device, target) < 0 { return .cardRemoved }
+        return .transmissionFailed(code: UInt32(bitPattern: code), message: "libnfc: \(cText(device.nfc.nfc_strerror(device.device)))")
     }
 }
+
+/// A string libnfc returned (its table's functions give optional pointers; "" for none).
+private func cText(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }

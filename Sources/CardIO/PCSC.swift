@@ -43,17 +43,21 @@ enum PCSCCode: UInt32 {
 func pcscCode(_ rv: LONG) -> UInt32 { UInt32(truncatingIfNeeded: rv) }
 
 func pcscMessage(_ rv: LONG) -> String {
-    guard let text = pcsc_stringify_error(rv) else { return "unknown error" }
+    // A return code comes from pcsc-lite, so it is open by now.
+    guard let text = try? PCSCLibrary.functions().pcsc_stringify_error(rv) else { return "unknown error" }
     return String(cString: text)
 }
 
 /// A connection to the PC/SC resource manager (pcscd).
 public final class PCSCContext {
+    private let pcsc: PassportPCSC
     private let context: SCARDCONTEXT
 
+    /// Opens pcsc-lite on first use: throws `MissingLibrary` naming its package when it is absent.
     public init() throws {
+        pcsc = try PCSCLibrary.functions()
         var ctx: SCARDCONTEXT = 0
-        let rv = SCardEstablishContext(PCSCConstant.scopeSystem, nil, nil, &ctx)
+        let rv = pcsc.SCardEstablishContext(PCSCConstant.scopeSystem, nil, nil, &ctx)
         guard pcscCode(rv) == PCSCCode.success.rawValue else {
             if pcscCode(rv) == PCSCCode.noService.rawValue { throw CardIOError.serviceUnavailable }
             throw CardIOError.transmissionFailed(code: pcscCode(rv), message: pcscMessage(rv))
@@ -61,16 +65,16 @@ public final class PCSCContext {
         context = ctx
     }
 
-    deinit { SCardReleaseContext(context) }
+    deinit { _ = pcsc.SCardReleaseContext(context) }
 
     /// Names of the readers pcscd knows about (empty when none is plugged in).
     public func readers() throws -> [String] {
         var length: DWORD = 0
-        var rv = SCardListReaders(context, nil, nil, &length)
+        var rv = pcsc.SCardListReaders(context, nil, nil, &length)
         if pcscCode(rv) == PCSCCode.noReadersAvailable.rawValue { return [] }
         try check(rv)
         var buffer = [CChar](repeating: 0, count: Int(length))
-        rv = SCardListReaders(context, nil, &buffer, &length)
+        rv = pcsc.SCardListReaders(context, nil, &buffer, &length)
         if pcscCode(rv) == PCSCCode.noReadersAvailable.rawValue { return [] }
         try check(rv)
         // A multi-string: names separated by NUL, ended by an empty name.
@@ -136,7 +140,7 @@ public final class PCSCContext {
         }
         // The notification entry counts the readers in its high word.
         states[names.count].dwCurrentState = DWORD(names.count) << 16
-        let rv = SCardGetStatusChange(context, sameReaders ? timeoutMs : 0, &states, DWORD(states.count))
+        let rv = pcsc.SCardGetStatusChange(context, sameReaders ? timeoutMs : 0, &states, DWORD(states.count))
         if pcscCode(rv) == PCSCCode.timeout.rawValue, let previous, sameReaders { return previous }
         if pcscCode(rv) == PCSCCode.unknownReader.rawValue || pcscCode(rv) == PCSCCode.readerUnavailable.rawValue {
             return ReaderStates(names: [], events: [])  // a reader left while we asked: look again
@@ -152,7 +156,7 @@ public final class PCSCContext {
             var state = SCARD_READERSTATE()
             state.szReader = name
             state.dwCurrentState = current
-            let rv = SCardGetStatusChange(context, timeoutMs, &state, 1)
+            let rv = pcsc.SCardGetStatusChange(context, timeoutMs, &state, 1)
             if pcscCode(rv) == PCSCCode.timeout.rawValue { return current }
             if pcscCode(rv) == PCSCCode.unknownReader.rawValue || pcscCode(rv) == PCSCCode.readerUnavailable.rawValue {
                 throw CardIOError.readerNotFound(requested: reader, available: (try? readers()) ?? [])
@@ -165,7 +169,7 @@ public final class PCSCContext {
     /// Connects to the card in `reader` (T=1 preferred, T=0 accepted), shared with other programs,
     /// and resets it unless `reset` is false (a look that must not end another program's session).
     public func connect(reader: String, reset: Bool = true) throws -> PCSCCard {
-        try PCSCCard(context: context, reader: reader, reset: reset)
+        try PCSCCard(pcsc: pcsc, context: context, reader: reader, reset: reset)
     }
 
     func check(_ rv: LONG) throws {
@@ -188,6 +192,7 @@ public struct ReaderStates: Sendable, Equatable {
 
 /// A card connected through PC/SC.
 public final class PCSCCard: CardTransport {
+    private let pcsc: PassportPCSC
     private var handle: SCARDHANDLE = 0
     private var activeProtocol: DWORD = 0
     private let context: SCARDCONTEXT
@@ -196,16 +201,17 @@ public final class PCSCCard: CardTransport {
     /// Asked while waiting for the card to come back: true ends the wait with `stopped`.
     public var shouldStop: (@Sendable () -> Bool)?
 
-    init(context: SCARDCONTEXT, reader: String, reset: Bool = true) throws {
+    init(pcsc: PassportPCSC, context: SCARDCONTEXT, reader: String, reset: Bool = true) throws {
+        self.pcsc = pcsc
         self.context = context
         self.readerName = reader
-        let rv = SCardConnect(context, reader, PCSCConstant.shareShared,
+        let rv = pcsc.SCardConnect(context, reader, PCSCConstant.shareShared,
                               PCSCConstant.protocolT1 | PCSCConstant.protocolT0, &handle, &activeProtocol)
         try PCSCCard.check(rv, reader: reader)
         // Start from a fresh chip state (master file selected, no session left by another program).
         if reset {
-            let rv = SCardReconnect(handle, PCSCConstant.shareShared, PCSCConstant.protocolT1 | PCSCConstant.protocolT0,
-                                    PCSCConstant.resetCard, &activeProtocol)
+            let rv = pcsc.SCardReconnect(handle, PCSCConstant.shareShared, PCSCConstant.protocolT1 | PCSCConstant.protocolT0,
+                                         PCSCConstant.resetCard, &activeProtocol)
             try PCSCCard.check(rv, reader: reader)
         }
         resetOnDisconnect = reset
@@ -239,7 +245,7 @@ public final class PCSCCard: CardTransport {
     private func control(_ code: DWORD, _ size: Int) -> [UInt8]? {
         var answer = [UInt8](repeating: 0, count: size)
         var length: DWORD = 0
-        let rv = SCardControl(handle, code, nil, 0, &answer, DWORD(size), &length)
+        let rv = pcsc.SCardControl(handle, code, nil, 0, &answer, DWORD(size), &length)
         return pcscCode(rv) == PCSCCode.success.rawValue ? Array(answer.prefix(Int(length))) : nil
     }
 
@@ -256,8 +262,8 @@ public final class PCSCCard: CardTransport {
         // Room for the largest extended response: 65536 data bytes plus the status word.
         var response = [UInt8](repeating: 0, count: 65538)
         var length = DWORD(response.count)
-        var pci = activeProtocol == PCSCConstant.protocolT1 ? g_rgSCardT1Pci : g_rgSCardT0Pci
-        let rv = SCardTransmit(handle, &pci, raw, DWORD(raw.count), nil, &response, &length)
+        var pci = activeProtocol == PCSCConstant.protocolT1 ? pcsc.g_rgSCardT1Pci : pcsc.g_rgSCardT0Pci
+        let rv = pcsc.SCardTransmit(handle, &pci, raw, DWORD(raw.count), nil, &response, &length)
         let code = pcscCode(rv)
         if code == PCSCCode.notTransacted.rawValue || code == PCSCCode.communicationError.rawValue {
             // Readers report a card leaving the field mid-exchange this way; the removal itself
@@ -271,8 +277,8 @@ public final class PCSCCard: CardTransport {
     /// Resets the card and renegotiates (before access control is established again).
     public func reset() throws {
         guard handle != 0 else { throw CardIOError.cardRemoved }
-        let rv = SCardReconnect(handle, PCSCConstant.shareShared,
-                                PCSCConstant.protocolT1 | PCSCConstant.protocolT0, PCSCConstant.resetCard, &activeProtocol)
+        let rv = pcsc.SCardReconnect(handle, PCSCConstant.shareShared,
+                                     PCSCConstant.protocolT1 | PCSCConstant.protocolT0, PCSCConstant.resetCard, &activeProtocol)
         try PCSCCard.check(rv, reader: readerName)
         atr = try readATR()
     }
@@ -280,12 +286,12 @@ public final class PCSCCard: CardTransport {
     /// Waits for a card to be back in the reader, then connects to it afresh (and resets it).
     public func reconnectAfterRemoval(timeout: Double) throws {
         if handle != 0 {
-            SCardDisconnect(handle, PCSCConstant.leaveCard)
+            _ = pcsc.SCardDisconnect(handle, PCSCConstant.leaveCard)
             handle = 0
         }
         try waitForPresence(timeout: timeout)
         var fresh: SCARDHANDLE = 0
-        let rv = SCardConnect(context, readerName, PCSCConstant.shareShared,
+        let rv = pcsc.SCardConnect(context, readerName, PCSCConstant.shareShared,
                               PCSCConstant.protocolT1 | PCSCConstant.protocolT0, &fresh, &activeProtocol)
         try PCSCCard.check(rv, reader: readerName)
         handle = fresh
@@ -304,7 +310,7 @@ public final class PCSCCard: CardTransport {
                 var state = SCARD_READERSTATE()
                 state.szReader = name
                 state.dwCurrentState = current
-                let rv = SCardGetStatusChange(context, DWORD(min(remaining, 0.5) * 1000), &state, 1)
+                let rv = pcsc.SCardGetStatusChange(context, DWORD(min(remaining, 0.5) * 1000), &state, 1)
                 if pcscCode(rv) == PCSCCode.timeout.rawValue { return current }
                 try PCSCCard.check(rv, reader: readerName)
                 return state.dwEventState
@@ -317,7 +323,7 @@ public final class PCSCCard: CardTransport {
     /// Ends the connection and resets the card, so that no session outlives the scan.
     public func disconnect() {
         if handle != 0 {
-            SCardDisconnect(handle, resetOnDisconnect ? PCSCConstant.resetCard : PCSCConstant.leaveCard)
+            _ = pcsc.SCardDisconnect(handle, resetOnDisconnect ? PCSCConstant.resetCard : PCSCConstant.leaveCard)
             handle = 0
         }
     }
@@ -338,7 +344,7 @@ public final class PCSCCard: CardTransport {
         var proto: DWORD = 0
         var atrBuffer = [UInt8](repeating: 0, count: 33)
         var atrLength = DWORD(atrBuffer.count)
-        let rv = SCardStatus(handle, nil, &nameLength, &state, &proto, &atrBuffer, &atrLength)
+        let rv = pcsc.SCardStatus(handle, nil, &nameLength, &state, &proto, &atrBuffer, &atrLength)
         try PCSCCard.check(rv, reader: readerName)
         return Array(atrBuffer[0..<Int(atrLength)])
     }

@@ -3,6 +3,7 @@ import CEAC
 import COpenSSL
 import Glibc
 import LDS
+import LibraryLoading
 
 /// A date of a card-verifiable certificate (BSI TR-03110-3 §C.1.5: YYMMDD as six unpacked BCD
 /// digits, years 2000–2099).
@@ -96,22 +97,24 @@ public struct CVCertificate: Sendable, Equatable {
     /// The body (7F4E) then the signature (5F37) as encoded: the data of PSO:Verify Certificate.
     public let verifyCertificateData: [UInt8]
 
+    /// Opens libeac on first use: throws `MissingLibrary` naming its package when it is absent.
     public init(der: [UInt8]) throws {
-        EACLibrary.initialise()
+        let eac = try EACLibrary.functions()
         let outer = try? TLV.parse(der)
         guard let outer, outer.tag == 0x7F21, let body = try? outer.child(0x7F4E), let signature = try? outer.child(0x5F37) else {
             throw TerminalAuthenticationError.badCertificate("not a CV certificate (it must be a 7F21 template holding a body 7F4E and a signature 5F37)")
         }
-        let certificate = try EACLibrary.decode(der)
-        defer { CVC_CERT_free(certificate) }
-        guard let chr = EACLibrary.takeString(CVC_get_chr(certificate)), let car = EACLibrary.takeString(CVC_get_car(certificate)) else {
+        let certificate = try EACLibrary.decode(der, eac)
+        defer { eac.CVC_CERT_free(certificate) }
+        guard let chr = EACLibrary.takeString(eac.CVC_get_chr(certificate)), let car = EACLibrary.takeString(eac.CVC_get_car(certificate)) else {
             throw TerminalAuthenticationError.badCertificate("its holder or authority reference is not a valid CHR/CAR")
         }
         guard let effective = CVDate(digits: EACLibrary.bytes(passport_cvc_effective_date(certificate))),
               let expires = CVDate(digits: EACLibrary.bytes(passport_cvc_expiration_date(certificate))) else {
             throw TerminalAuthenticationError.badCertificate("\(chr): its effective or expiration date is not a YYMMDD date")
         }
-        let authorization = EACLibrary.bytes(passport_cvc_relative_authorization(certificate))
+        let chat = eac.cvc_get_chat(certificate)
+        let authorization = EACLibrary.bytes(passport_chat_relative_authorization(chat))
         guard let first = authorization.first else {
             throw TerminalAuthenticationError.badCertificate("\(chr): its CHAT has no relative authorization")
         }
@@ -122,7 +125,7 @@ public struct CVCertificate: Sendable, Equatable {
         self.expires = expires
         self.relativeAuthorization = authorization
         self.role = [Role.terminal, .documentVerifierForeign, .documentVerifierDomestic, .cvca][Int(first >> 6)]
-        self.terminalType = Self.terminalType(EACLibrary.oid(passport_cvc_terminal_type(certificate)))
+        self.terminalType = Self.terminalType(EACLibrary.oid(passport_chat_terminal_type(chat)))
         self.publicKeyProtocol = EACLibrary.shortName(passport_cvc_public_key_oid(certificate))
         self.verifyCertificateData = TLV.encode(tag: 0x7F4E, value: Array(body.value)) + TLV.encode(tag: 0x5F37, value: Array(signature.value))
     }
@@ -158,14 +161,25 @@ public struct CVCertificate: Sendable, Equatable {
 
 /// The calls into libeac, with its allocation rules in one place.
 enum EACLibrary {
-    /// EAC_init registers the EAC object identifiers with OpenSSL; once per process.
-    private static let initialised: Void = { EAC_init() }()
-    static func initialise() { _ = initialised }
+    static let library = SystemLibrary(name: "OpenPACE's libeac", purpose: "Terminal authentication (--eac, --terminal-cert)",
+                                       builtWith: passport_eac_soname(), override: "PASSPORT_EAC_LIBRARY",
+                                       package: passport_eac_package())
+    /// Opened when terminal credentials are first read (not linked: other commands start without it).
+    private static let opened = library.open(passport_eac_load).map(registeringObjects)
 
-    static func decode(_ der: [UInt8]) throws -> UnsafeMutablePointer<CVC_CERT> {
+    /// Its functions; throws `MissingLibrary` naming the package when it is not installed.
+    static func functions() throws -> PassportEAC { try opened.get() }
+
+    /// EAC_init registers the EAC object identifiers with OpenSSL; once per process, on opening.
+    private static func registeringObjects(_ eac: PassportEAC) -> PassportEAC {
+        eac.EAC_init()
+        return eac
+    }
+
+    static func decode(_ der: [UInt8], _ eac: PassportEAC) throws -> UnsafeMutablePointer<CVC_CERT> {
         let decoded: UnsafeMutablePointer<CVC_CERT>? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return CVC_d2i_CVC_CERT(nil, &cursor, buffer.count)
+            return eac.CVC_d2i_CVC_CERT(nil, &cursor, buffer.count)
         }
         guard let decoded else {
             throw TerminalAuthenticationError.badCertificate("libeac cannot decode it: \(openSSLErrors())")

@@ -132,27 +132,28 @@ public struct TerminalCredentials: Sendable {
 /// A libeac terminal-authentication context for checking a chain as a chip would: a trust
 /// anchor, then each certificate imported under the key of the one before.
 final class EACContext {
+    let eac: PassportEAC
     let pointer: UnsafeMutablePointer<EAC_CTX>
 
     init() throws {
-        EACLibrary.initialise()
-        guard let context = EAC_CTX_new() else { throw TerminalAuthenticationError.library("EAC_CTX_new failed") }
+        eac = try EACLibrary.functions()
+        guard let context = eac.EAC_CTX_new() else { throw TerminalAuthenticationError.library("EAC_CTX_new failed") }
         pointer = context
     }
 
-    deinit { EAC_CTX_clear_free(pointer) }
+    deinit { eac.EAC_CTX_clear_free(pointer) }
 
     /// Sets the certificate whose key verifies the next one; dates are not checked against
     /// this machine's clock.
     func setTrustAnchor(_ certificate: CVCertificate) throws {
-        let ok = certificate.encoded.withUnsafeBufferPointer { EAC_CTX_init_ta(pointer, nil, 0, $0.baseAddress, $0.count) }
+        let ok = certificate.encoded.withUnsafeBufferPointer { eac.EAC_CTX_init_ta(pointer, nil, 0, $0.baseAddress, $0.count) }
         guard ok == 1 else {
             throw TerminalAuthenticationError.badCredentials("libeac cannot use \(certificate.holderReference) as trust anchor: \(EACLibrary.openSSLErrors())")
         }
-        TA_disable_checks(pointer)
+        _ = eac.TA_disable_checks(pointer)
     }
 
     func importCertificate(_ certificate: CVCertificate) -> Bool {
-        certificate.encoded.withUnsafeBufferPointer { TA_STEP2_import_certificate(pointer, $0.baseAddress, $0.count) } == 1
+        certificate.encoded.withUnsafeBufferPointer { eac.TA_STEP2_import_certificate(pointer, $0.baseAddress, $0.count) } == 1
     }
 }

@@ -7,9 +7,9 @@ import PassportCrypto
 /// RSA PKCS#1 v1.5, or RSA-PSS with the hash's length as salt). The chip checks it with its
 /// own library (the virtual passport: OpenPACE), so our signer is tested against another.
 ///
-/// Not libeac's TA_STEP5_sign: libeac carries its own EVP_PKEY_dup, and when libcrypto comes
-/// first in a program's link order (as in ours) OpenSSL 3's takes its place, and libeac then
-/// cannot take a terminal key apart.
+/// Not libeac's TA_STEP5_sign: libeac carries its own EVP_PKEY_dup, and when libcrypto is loaded
+/// first (as in ours: linked, while libeac is opened later) OpenSSL 3's takes its place, and
+/// libeac then cannot take a terminal key apart.
 struct TerminalSigner {
     enum Scheme: Equatable {
         case ecdsa(DigestAlgorithm)

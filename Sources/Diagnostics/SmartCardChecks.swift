@@ -1,3 +1,4 @@
+import LibraryLoading
 import CardIO
 import FoundationEssentials
 import Glibc
@@ -51,6 +52,8 @@ enum SmartCardChecks {
             let context = try PCSCContext()
             let readers = try context.readers()
             return (DoctorCheck("pcsc", name, .ok, "\(socket) answers; \(readers.count) reader(s)"), readers)
+        } catch let missing as MissingLibrary {
+            return (DoctorCheck("pcsc", name, .fail, "pcscd answers but \(missing.reason)", fix: "sudo apt install \(missing.package)"), nil)
         } catch {
             // The socket takes connections but pcscd refuses a context: on Debian its polkit rule
             // refuses sessions that are not local and active (an ssh login, a system service).

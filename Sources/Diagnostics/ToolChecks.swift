@@ -59,7 +59,7 @@ enum ToolChecks {
         var checks: [DoctorCheck] = []
         let pcscd = SmartCardChecks.pcscdPaths.first { FileManager.default.isExecutableFile(atPath: $0) }
         checks.append(DoctorCheck("versions", "pcsc-lite", .ok, pcscd.flatMap(pcscdVersion) ?? "not installed"))
-        checks.append(DoctorCheck("versions", "libnfc", .ok, NFCContext.libraryVersion))
+        checks.append(DoctorCheck("versions", "libnfc", .ok, (try? NFCContext.libraryVersion()) ?? "not installed"))
         checks.append(DoctorCheck("versions", "OpenSSL", .ok, String(cString: OpenSSL_version(OPENSSL_VERSION))))
         checks.append(DoctorCheck("versions", "Tesseract", .ok, (try? TesseractEngine.version()) ?? "not installed"))
         return checks

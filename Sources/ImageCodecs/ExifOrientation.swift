@@ -65,29 +65,29 @@ extension LeptonicaImage {
     /// turned by a multiple of 90°), so that it shows upright.
     package func oriented(exif value: Int) -> LeptonicaImage? {
         switch value {
-        case 2: return LeptonicaImage(pixFlipLR(nil, pix))
-        case 3: return LeptonicaImage(pixRotateOrth(pix, 2))
-        case 4: return LeptonicaImage(pixFlipTB(nil, pix))
-        case 5: return LeptonicaImage(pixRotateOrth(pix, 1)).flatMap { LeptonicaImage(pixFlipLR(nil, $0.pix)) }
-        case 6: return LeptonicaImage(pixRotateOrth(pix, 1))
-        case 7: return LeptonicaImage(pixRotateOrth(pix, 1)).flatMap { LeptonicaImage(pixFlipTB(nil, $0.pix)) }
-        case 8: return LeptonicaImage(pixRotateOrth(pix, 3))
-        default: return LeptonicaImage(pixClone(pix))
+        case 2: return LeptonicaImage(leptonica.pixFlipLR(nil, pix))
+        case 3: return LeptonicaImage(leptonica.pixRotateOrth(pix, 2))
+        case 4: return LeptonicaImage(leptonica.pixFlipTB(nil, pix))
+        case 5: return LeptonicaImage(leptonica.pixRotateOrth(pix, 1)).flatMap { LeptonicaImage(leptonica.pixFlipLR(nil, $0.pix)) }
+        case 6: return LeptonicaImage(leptonica.pixRotateOrth(pix, 1))
+        case 7: return LeptonicaImage(leptonica.pixRotateOrth(pix, 1)).flatMap { LeptonicaImage(leptonica.pixFlipTB(nil, $0.pix)) }
+        case 8: return LeptonicaImage(leptonica.pixRotateOrth(pix, 3))
+        default: return LeptonicaImage(leptonica.pixClone(pix))
         }
     }
 
     /// Turned clockwise by `quarterTurns` × 90°.
     package func turned(quarterTurns: Int) -> LeptonicaImage? {
         let quads = ((quarterTurns % 4) + 4) % 4
-        return quads == 0 ? LeptonicaImage(pixClone(pix)) : LeptonicaImage(pixRotateOrth(pix, Int32(quads)))
+        return quads == 0 ? LeptonicaImage(leptonica.pixClone(pix)) : LeptonicaImage(leptonica.pixRotateOrth(pix, Int32(quads)))
     }
 
     /// Each pixel the lightest of its three colour channels (8-bit grey for any other depth): black
     /// print stays black, while marks in colour (a red pen, a yellow or green highlighter, a
     /// blue stamp) and a tinted security background become light.
     package func lightestChannel() -> LeptonicaImage? {
-        guard pixGetDepth(pix) == 32 else { return grey() }
-        return LeptonicaImage(pixConvertRGBToGrayMinMax(pix, Int32(L_CHOOSE_MAX)))
+        guard leptonica.pixGetDepth(pix) == 32 else { return grey() }
+        return LeptonicaImage(leptonica.pixConvertRGBToGrayMinMax(pix, Int32(L_CHOOSE_MAX)))
     }
 
     /// The share of pixels (0-1) in strong colour (channels more than `spread` apart): a pen or
@@ -95,13 +95,13 @@ extension LeptonicaImage {
     package func strongColourShare(spread: Int = 100) -> Double {
         // A share needs no more than about 600 pixels a side: every n-th pixel of a large photo.
         let step = Int32(max(1, max(width, height) / 600))
-        guard pixGetDepth(pix) == 32, let sample = step == 1 ? self : LeptonicaImage(pixScaleByIntSampling(pix, step)),
-              let diff = LeptonicaImage(pixConvertRGBToGrayMinMax(sample.pix, Int32(L_CHOOSE_MAXDIFF))),
-              let mask = LeptonicaImage(pixThresholdToBinary(diff.pix, Int32(spread)))
+        guard leptonica.pixGetDepth(pix) == 32, let sample = step == 1 ? self : LeptonicaImage(leptonica.pixScaleByIntSampling(pix, step)),
+              let diff = LeptonicaImage(leptonica.pixConvertRGBToGrayMinMax(sample.pix, Int32(L_CHOOSE_MAXDIFF))),
+              let mask = LeptonicaImage(leptonica.pixThresholdToBinary(diff.pix, Int32(spread)))
         else { return 0 }
         // The mask is set where the spread is below the threshold.
         var below: Int32 = 0
-        pixCountPixels(mask.pix, &below, nil)
+        _ = leptonica.pixCountPixels(mask.pix, &below, nil)
         return 1 - Double(below) / Double(max(1, sample.width * sample.height))
     }
 
@@ -109,7 +109,7 @@ extension LeptonicaImage {
     package func jpegData(quality: Int = 90) -> [UInt8]? {
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
-        guard pixWriteMemJpeg(&out, &size, pix, Int32(quality), 0) == 0, let out else { return nil }
+        guard leptonica.pixWriteMemJpeg(&out, &size, pix, Int32(quality), 0) == 0, let out else { return nil }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }
@@ -118,7 +118,7 @@ extension LeptonicaImage {
     package func pngData() -> [UInt8]? {
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
-        guard pixWriteMemPng(&out, &size, pix, 0) == 0, let out else { return nil }
+        guard leptonica.pixWriteMemPng(&out, &size, pix, 0) == 0, let out else { return nil }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }

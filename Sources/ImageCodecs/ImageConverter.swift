@@ -26,14 +26,14 @@ public enum ImageConverter {
         let image = try decode(data)
         var out: UnsafeMutablePointer<UInt8>? = nil
         var size = 0
-        guard pixWriteMemPng(&out, &size, image.pix, 0) == 0, let out else { throw Error.writeFailed("PNG in memory") }
+        guard leptonica.pixWriteMemPng(&out, &size, image.pix, 0) == 0, let out else { throw Error.writeFailed("PNG in memory") }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: size))
     }
 
     static func decode(_ data: [UInt8]) throws -> LeptonicaImage {
         guard !data.isEmpty else { throw Error.undecodable("no image data") }
-        guard let image = LeptonicaImage.decode(data) else {
+        guard let image = try LeptonicaImage.decode(data) else {
             throw Error.undecodable("not a JPEG, JPEG 2000 or PNG image Leptonica can read")
         }
         return image

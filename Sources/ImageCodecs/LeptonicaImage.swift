@@ -14,63 +14,64 @@ package final class LeptonicaImage {
 
     deinit {
         var p: UnsafeMutablePointer<PIX>? = pix
-        pixDestroy(&p)
+        leptonica.pixDestroy(&p)
     }
 
-    package var width: Int { Int(pixGetWidth(pix)) }
-    package var height: Int { Int(pixGetHeight(pix)) }
+    package var width: Int { Int(leptonica.pixGetWidth(pix)) }
+    package var height: Int { Int(leptonica.pixGetHeight(pix)) }
 
-    /// Decodes JPEG, PNG, TIFF, BMP, PNM or JPEG 2000 data.
-    package static func decode(_ data: [UInt8]) -> LeptonicaImage? {
+    /// Decodes JPEG, PNG, TIFF, BMP, PNM or JPEG 2000 data; nil when it is none of them. Throws
+    /// `MissingLibrary` when Leptonica is not installed.
+    package static func decode(_ data: [UInt8]) throws -> LeptonicaImage? {
+        let leptonica = try Leptonica.functions()
         guard !data.isEmpty else { return nil }
-        setMsgSeverity(Int32(L_SEVERITY_NONE)) // Leptonica would otherwise complain on stderr.
-        return LeptonicaImage(data.withUnsafeBufferPointer { pixReadMem($0.baseAddress, $0.count) })
+        return LeptonicaImage(data.withUnsafeBufferPointer { leptonica.pixReadMem($0.baseAddress, $0.count) })
     }
 
     /// Decodes like `decode(_:)`, but a JPEG whose longer side is at least twice `atLeast` is
     /// decoded at a half, quarter or eighth of its size (libjpeg skips the detail, several times
     /// faster) while its longer side stays at least `atLeast`.
-    package static func decode(_ data: [UInt8], reducedTo atLeast: Int) -> LeptonicaImage? {
+    package static func decode(_ data: [UInt8], reducedTo atLeast: Int) throws -> LeptonicaImage? {
+        let leptonica = try Leptonica.functions()
         guard !data.isEmpty else { return nil }
-        setMsgSeverity(Int32(L_SEVERITY_NONE))
         var format: Int32 = 0, width: Int32 = 0, height: Int32 = 0
-        let header = data.withUnsafeBufferPointer { pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, nil, nil, nil) }
+        let header = data.withUnsafeBufferPointer { leptonica.pixReadHeaderMem($0.baseAddress, $0.count, &format, &width, &height, nil, nil, nil) }
         let side = Int(max(width, height))
-        guard header == 0, format == Int32(IFF_JFIF_JPEG), atLeast > 0, side >= 2 * atLeast else { return decode(data) }
+        guard header == 0, format == Int32(IFF_JFIF_JPEG), atLeast > 0, side >= 2 * atLeast else { return try decode(data) }
         let reduction = [8, 4, 2].first { side / $0 >= atLeast } ?? 1
-        return LeptonicaImage(data.withUnsafeBufferPointer { pixReadMemJpeg($0.baseAddress, $0.count, 0, Int32(reduction), nil, 0) })
+        return try LeptonicaImage(data.withUnsafeBufferPointer { leptonica.pixReadMemJpeg($0.baseAddress, $0.count, 0, Int32(reduction), nil, 0) })
             ?? decode(data)
     }
 
     /// 8-bit grey, whatever the source depth and colour map.
     package func grey() -> LeptonicaImage? {
-        if pixGetDepth(pix) == 32 { return LeptonicaImage(pixConvertRGBToLuminance(pix)) }
-        return LeptonicaImage(pixConvertTo8(pix, 0))
+        if leptonica.pixGetDepth(pix) == 32 { return LeptonicaImage(leptonica.pixConvertRGBToLuminance(pix)) }
+        return LeptonicaImage(leptonica.pixConvertTo8(pix, 0))
     }
 
     package func scaled(by factor: Double) -> LeptonicaImage? {
-        if factor == 1 { return LeptonicaImage(pixClone(pix)) }
+        if factor == 1 { return LeptonicaImage(leptonica.pixClone(pix)) }
         // Smooth (area) scaling when shrinking keeps thin strokes; linear interpolation when growing.
-        return factor < 0.7 ? LeptonicaImage(pixScaleSmooth(pix, Float(factor), Float(factor)))
-                            : LeptonicaImage(pixScaleGrayLI(pix, Float(factor), Float(factor)))
+        return factor < 0.7 ? LeptonicaImage(leptonica.pixScaleSmooth(pix, Float(factor), Float(factor)))
+                            : LeptonicaImage(leptonica.pixScaleGrayLI(pix, Float(factor), Float(factor)))
     }
 
     /// Rotated about the centre by `degrees` (counter-clockwise positive, as Leptonica's skew angles),
     /// keeping the size and bringing in white.
     /// With `expand`, the canvas grows so that no corner is cut off.
     package func rotated(degrees: Double, expand: Bool = false) -> LeptonicaImage? {
-        if abs(degrees) < 0.05 { return LeptonicaImage(pixClone(pix)) }
-        let method = pixGetDepth(pix) == 1 ? L_ROTATE_SAMPLING : L_ROTATE_AREA_MAP
+        if abs(degrees) < 0.05 { return LeptonicaImage(leptonica.pixClone(pix)) }
+        let method = leptonica.pixGetDepth(pix) == 1 ? L_ROTATE_SAMPLING : L_ROTATE_AREA_MAP
         // Leptonica embeds the image in a larger one when given its size.
         let (w, h) = expand ? (Int32(width), Int32(height)) : (0, 0)
-        return LeptonicaImage(pixRotate(pix, Float(degrees * .pi / 180), Int32(method), Int32(L_BRING_IN_WHITE), w, h))
+        return LeptonicaImage(leptonica.pixRotate(pix, Float(degrees * .pi / 180), Int32(method), Int32(L_BRING_IN_WHITE), w, h))
     }
 
     /// The pixels of an 8-bit image, row by row (`width` bytes each); nil for other depths.
     /// (Leptonica stores each row as 32-bit words, the first pixel in the most significant byte.)
     package func greyBytes() -> [UInt8]? {
-        guard pixGetDepth(pix) == 8, let data = pixGetData(pix) else { return nil }
-        let (w, h, wordsPerLine) = (width, height, Int(pixGetWpl(pix)))
+        guard leptonica.pixGetDepth(pix) == 8, let data = leptonica.pixGetData(pix) else { return nil }
+        let (w, h, wordsPerLine) = (width, height, Int(leptonica.pixGetWpl(pix)))
         var bytes = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h {
             let row = data + y * wordsPerLine
@@ -84,9 +85,9 @@ package final class LeptonicaImage {
     package func cropped(_ rect: PixelRect) -> LeptonicaImage? {
         let clipped = rect.clamped(width: width, height: height)
         guard clipped.width > 0, clipped.height > 0 else { return nil }
-        var box: UnsafeMutablePointer<BOX>? = boxCreate(Int32(clipped.x), Int32(clipped.y), Int32(clipped.width), Int32(clipped.height))
-        defer { boxDestroy(&box) }
-        return LeptonicaImage(pixClipRectangle(pix, box, nil))
+        var box: UnsafeMutablePointer<BOX>? = leptonica.boxCreate(Int32(clipped.x), Int32(clipped.y), Int32(clipped.width), Int32(clipped.height))
+        defer { leptonica.boxDestroy(&box) }
+        return LeptonicaImage(leptonica.pixClipRectangle(pix, box, nil))
     }
 }
 

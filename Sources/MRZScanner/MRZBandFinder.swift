@@ -63,7 +63,7 @@ struct MRZBandFinder {
     func prepare(_ grey: LeptonicaImage, smoothing: Bool = false) -> Prepared? {
         let factor = min(1.0, Double(detectionWidth) / Double(grey.width))
         guard let small = grey.scaled(by: factor),
-              let mask = darkMarks(smoothing ? LeptonicaImage(pixBlockconv(small.pix, 1, 1)) : small)
+              let mask = darkMarks(smoothing ? LeptonicaImage(leptonica.pixBlockconv(small.pix, 1, 1)) : small)
         else { return nil }
         let printSkew = characterMarks(mask).flatMap(skew(of:))
         let markSkew = skew(of: mask)
@@ -147,18 +147,18 @@ struct MRZBandFinder {
     private func marks(in rect: PixelRect, of mask: LeptonicaImage) -> Int {
         var changed: Int32 = 0
         guard let clip = mask.cropped(rect),
-              let tall = LeptonicaImage(pixSelectBySize(clip.pix, 0, Int32(max(2, rect.height / 2)), 8, Int32(L_SELECT_HEIGHT),
+              let tall = LeptonicaImage(leptonica.pixSelectBySize(clip.pix, 0, Int32(max(2, rect.height / 2)), 8, Int32(L_SELECT_HEIGHT),
                                                         Int32(L_SELECT_IF_GTE), &changed))
         else { return 0 }
         var count: Int32 = 0
-        guard pixCountConnComp(tall.pix, 8, &count) == 0 else { return 0 }
+        guard leptonica.pixCountConnComp(tall.pix, 8, &count) == 0 else { return 0 }
         return Int(count)
     }
 
     /// The skew of the text lines in a mask, in degrees, if the sweep finds one.
     private func skew(of mask: LeptonicaImage) -> Double? {
         var angle: Float = 0, confidence: Float = 0
-        guard pixFindSkewSweepAndSearch(mask.pix, &angle, &confidence, 2, 1, Float(maxSkew), 1, 0.02) == 0, confidence > 0 else {
+        guard leptonica.pixFindSkewSweepAndSearch(mask.pix, &angle, &confidence, 2, 1, Float(maxSkew), 1, 0.02) == 0, confidence > 0 else {
             return nil
         }
         return Double(angle)
@@ -170,8 +170,8 @@ struct MRZBandFinder {
     private func characterMarks(_ mask: LeptonicaImage) -> LeptonicaImage? {
         let cell = Int32(max(12, mask.width / 22))
         var changed: Int32 = 0
-        guard let small = LeptonicaImage(pixSelectBySize(mask.pix, cell, cell, 8, Int32(L_SELECT_IF_BOTH), Int32(L_SELECT_IF_LTE), &changed)),
-              let marks = LeptonicaImage(pixSelectBySize(small.pix, 3, 3, 8, Int32(L_SELECT_IF_EITHER), Int32(L_SELECT_IF_GTE), &changed))
+        guard let small = LeptonicaImage(leptonica.pixSelectBySize(mask.pix, cell, cell, 8, Int32(L_SELECT_IF_BOTH), Int32(L_SELECT_IF_LTE), &changed)),
+              let marks = LeptonicaImage(leptonica.pixSelectBySize(small.pix, 3, 3, 8, Int32(L_SELECT_IF_EITHER), Int32(L_SELECT_IF_GTE), &changed))
         else { return nil }
         return marks
     }
@@ -180,12 +180,12 @@ struct MRZBandFinder {
     private func darkMarks(_ small: LeptonicaImage?) -> LeptonicaImage? {
         guard let small else { return nil }
         let cell = oddSize(Double(small.width) / 60)
-        guard let hat = LeptonicaImage(pixTophat(small.pix, cell, cell, Int32(L_TOPHAT_BLACK))),
-              let inverted = LeptonicaImage(pixInvert(nil, hat.pix))
+        guard let hat = LeptonicaImage(leptonica.pixTophat(small.pix, cell, cell, Int32(L_TOPHAT_BLACK))),
+              let inverted = LeptonicaImage(leptonica.pixInvert(nil, hat.pix))
         else { return nil }
         var mask: UnsafeMutablePointer<PIX>?
         // One tile covering the whole image: a global Otsu threshold on the top-hat response.
-        guard pixOtsuAdaptiveThreshold(inverted.pix, Int32(small.width), Int32(small.height), 0, 0, 0.1, nil, &mask) == 0 else {
+        guard leptonica.pixOtsuAdaptiveThreshold(inverted.pix, Int32(small.width), Int32(small.height), 0, 0, 0.1, nil, &mask) == 0 else {
             return nil
         }
         return LeptonicaImage(mask)
@@ -212,18 +212,18 @@ struct MRZBandFinder {
     private func components(_ mask: LeptonicaImage, join: Int32) -> [PixelRect] {
         // Join neighbouring characters, fill the holes the joins leave, then drop specks and rules
         // thinner than three pixels.
-        guard let joined = LeptonicaImage(pixCloseBrick(nil, mask.pix, join, 1)),
-              let filled = LeptonicaImage(pixCloseBrick(nil, joined.pix, 1, 3)),
-              let opened = LeptonicaImage(pixOpenBrick(nil, filled.pix, 5, 3)),
-              let boxes = pixConnCompBB(opened.pix, 8)
+        guard let joined = LeptonicaImage(leptonica.pixCloseBrick(nil, mask.pix, join, 1)),
+              let filled = LeptonicaImage(leptonica.pixCloseBrick(nil, joined.pix, 1, 3)),
+              let opened = LeptonicaImage(leptonica.pixOpenBrick(nil, filled.pix, 5, 3)),
+              let boxes = leptonica.pixConnCompBB(opened.pix, 8)
         else { return [] }
         if let dir = debugFolder { writeDebugImage(opened, to: "\(dir)/opened-\(join).png") }
         var boxa: UnsafeMutablePointer<BOXA>? = boxes
-        defer { boxaDestroy(&boxa) }
+        defer { leptonica.boxaDestroy(&boxa) }
         var rects: [PixelRect] = []
-        for index in 0..<boxaGetCount(boxes) {
+        for index in 0..<leptonica.boxaGetCount(boxes) {
             var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, h: Int32 = 0
-            boxaGetBoxGeometry(boxes, index, &x, &y, &w, &h)
+            _ = leptonica.boxaGetBoxGeometry(boxes, index, &x, &y, &w, &h)
             let rect = PixelRect(x: Int(x), y: Int(y), width: Int(w), height: Int(h))
             guard rect.height >= 4, rect.width >= rect.height * 3 else { continue }
             rects.append(rect)

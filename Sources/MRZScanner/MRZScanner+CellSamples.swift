@@ -19,9 +19,9 @@ extension MRZScanner {
     /// scripts/ocr/train-cell-model). A zone counts only when it has as many lines as the truth,
     /// each line cuts into the true number of cells, and Tesseract's reading of each line is
     /// within a quarter of its length of the true line (so the zone is the MRZ, in order). Empty
-    /// when no zone does.
-    public func cellSamples(imageData: [UInt8], truth: [String]) -> [CellSample] {
-        guard let upright = upright(imageData), let working = greys(of: upright)?.working,
+    /// when no zone does. Throws `MissingLibrary` when Leptonica is not installed.
+    public func cellSamples(imageData: [UInt8], truth: [String]) throws -> [CellSample] {
+        guard let upright = try upright(imageData), let working = greys(of: upright)?.working,
               let prepared = finder.prepare(working), let found = finder.find(prepared, skew: prepared.skew)
         else { return [] }
         for band in found.bands.prefix(3) where band.lines.count == truth.count {

@@ -8,7 +8,7 @@ extension MRZScanner {
         let budget = SearchBudget(work: workBudget, outerSeconds: timeBudget)
         lastSearch = nil
         guard width > 0, height > 0, bytesPerRow >= width, pixels.count >= bytesPerRow * (height - 1) + width,
-              let image = LeptonicaImage.grey(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
+              let image = try LeptonicaImage.grey(pixels, width: width, height: height, bytesPerRow: bytesPerRow)
         else { throw MRZScanError.undecodableImage }
         return try scan(upright: image, budget: budget)
     }
@@ -21,10 +21,11 @@ extension MRZScanner {
 extension LeptonicaImage {
     /// An 8-bit Leptonica image holding a copy of the grey rows. Leptonica keeps each row as 32-bit
     /// words with the first pixel in the most significant byte (its GET/SET_DATA_BYTE macros).
-    static func grey(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int) -> LeptonicaImage? {
-        setMsgSeverity(Int32(L_SEVERITY_NONE)) // Leptonica would otherwise comment on stderr (as in LeptonicaImage.decode).
-        guard let image = LeptonicaImage(pixCreate(Int32(width), Int32(height), 8)), let data = pixGetData(image.pix) else { return nil }
-        let wordsPerLine = Int(pixGetWpl(image.pix))
+    /// Throws `MissingLibrary` when Leptonica is not installed.
+    static func grey(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bytesPerRow: Int) throws -> LeptonicaImage? {
+        let leptonica = try Leptonica.functions()
+        guard let image = LeptonicaImage(leptonica.pixCreate(Int32(width), Int32(height), 8)), let data = leptonica.pixGetData(image.pix) else { return nil }
+        let wordsPerLine = Int(leptonica.pixGetWpl(image.pix))
         let source = pixels.baseAddress!
         for y in 0..<height {
             let row = data + y * wordsPerLine

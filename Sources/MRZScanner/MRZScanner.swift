@@ -151,14 +151,14 @@ public final class MRZScanner {
     public func scan(imageData: [UInt8]) throws -> MRZScanResult {
         let budget = SearchBudget(work: workBudget, outerSeconds: timeBudget)
         lastSearch = nil
-        guard let upright = upright(imageData) else { throw MRZScanError.undecodableImage }
+        guard let upright = try upright(imageData) else { throw MRZScanError.undecodableImage }
         return try scan(upright: upright, budget: budget)
     }
 
     /// The decoded image, turned as its EXIF orientation says (a phone photo stored sideways). A
     /// photo larger than twice the working size is decoded at a fraction of it (it is shrunk anyway).
-    func upright(_ imageData: [UInt8]) -> LeptonicaImage? {
-        guard let decoded = LeptonicaImage.decode(imageData, reducedTo: maxImageSide) else { return nil }
+    func upright(_ imageData: [UInt8]) throws -> LeptonicaImage? {
+        guard let decoded = try LeptonicaImage.decode(imageData, reducedTo: maxImageSide) else { return nil }
         return ExifOrientation.read(from: imageData).flatMap { decoded.oriented(exif: $0) } ?? decoded
     }
 
@@ -169,7 +169,7 @@ public final class MRZScanner {
     func greys(of upright: LeptonicaImage) -> (working: LeptonicaImage, other: LeptonicaImage?)? {
         let marked = upright.strongColourShare() > colourMarkShare
         guard let grey = marked ? upright.lightestChannel() : upright.grey(), let working = resized(grey) else { return nil }
-        let other = pixGetDepth(upright.pix) == 32 ? (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized) : nil
+        let other = leptonica.pixGetDepth(upright.pix) == 32 ? (marked ? upright.grey() : upright.lightestChannel()).flatMap(resized) : nil
         return (working, other)
     }
 
@@ -351,7 +351,7 @@ public final class MRZScanner {
         let margin = line.height
         let rect = PixelRect(x: zone.x - margin, y: line.y - line.height / 2, width: zone.width + 2 * margin, height: line.height * 2)
         guard let cut = image.cropped(rect), let scaled = cut.scaled(by: Self.cellCapHeight / Double(max(1, line.height))) else { return nil }
-        let flat = LeptonicaImage(pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
+        let flat = LeptonicaImage(leptonica.pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
         guard let bytes = flat.greyBytes() else { return nil }
         return GreyPlane(width: flat.width, height: flat.height, pixels: bytes)
     }
@@ -430,7 +430,7 @@ public final class MRZScanner {
         // Uneven light (a shadow, a lamp's glare) can leave one end of a line much darker than the
         // other, and Tesseract's global threshold then blackens it: flatten the background first
         // (a closing removes the print and estimates the paper; each pixel is scaled to it).
-        let crop = LeptonicaImage(pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
+        let crop = LeptonicaImage(leptonica.pixBackgroundNormMorph(scaled.pix, nil, 2, 7, 230)) ?? scaled
         if let dir = finder.debugFolder { finder.writeDebugImage(crop, to: "\(dir)/line-\(line.y).png") }
         return reader.read(crop)
     }

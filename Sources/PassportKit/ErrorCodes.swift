@@ -2,6 +2,7 @@ import CardIO
 import ChipProtocols
 import Credentials
 import LDS
+import LibraryLoading
 import MRZ
 import PassiveAuth
 import PassportCrypto
@@ -65,6 +66,13 @@ extension ScanError: ReportableError {
         if case .canNeedsPACE = self { return ExitStatus.environment }
         return ExitStatus.invalid
     }
+}
+
+/// A library a command opens when it needs it (pcsc-lite, libnfc, libeac, Leptonica, libsecret)
+/// is not installed: the machine's fault, and the message names the package.
+extension MissingLibrary: ReportableError {
+    public var code: String { "library_missing" }
+    public var exitStatus: Int32 { ExitStatus.environment }
 }
 
 /// Errors all of whose cases are one kind: the chip (or what it returned) was at fault.

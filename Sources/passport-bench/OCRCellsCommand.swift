@@ -33,7 +33,7 @@ struct OCRCellsCommand: ParsableCommand {
         for name in names {
             let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: folder.appendingPathComponent(name)))
             let image = try [UInt8](Data(contentsOf: folder.appendingPathComponent(truth.image)))
-            let samples = scanner.cellSamples(imageData: image, truth: truth.lines)
+            let samples = try scanner.cellSamples(imageData: image, truth: truth.lines)
             if !samples.isEmpty { used += 1 }
             for sample in samples {
                 output.append(UInt8(sample.label))

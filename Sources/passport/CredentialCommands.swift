@@ -51,7 +51,7 @@ struct IssueCommand: ParsableCommand {
         do {
             let folder = try DumpFolder(reading: URL(fileURLWithPath: dump))
             let trust = try trustOptions.sources.load()
-            let store = userKeyStore()
+            let store = try userKeyStore()
             var institution: InstitutionIssuer?
             switch (issuerKey, issuerChain) {
             case (let key?, let chain?): institution = try IssuerTrust.institution(keyFile: key, chainFile: chain, issuer: issuerId)
@@ -144,7 +144,7 @@ struct PresentCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = userKeyStore()
+            let store = try userKeyStore()
             let holder = try HolderKey.resolve(store)
             let held = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
             if let request {

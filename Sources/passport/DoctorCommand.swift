@@ -22,9 +22,10 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "Print one JSON object on stdout.") var json = false
 
     func run() throws {
-        let store = userKeyStore()
-        let fix = store.vault != nil ? "passport keys migrate (moves the device key into the system keyring)"
-            : "run `passport keys migrate` in a desktop session with GNOME Keyring or KWallet (a Secret Service on D-Bus), or set PASSPORT_KEYSTORE_PASSPHRASE before keys are made"
+        let (store, keyringProblem) = userKeyStoreOrFiles()
+        let fix = keyringProblem.map { "\($0); then passport keys migrate" }
+            ?? (store.vault != nil ? "passport keys migrate (moves the device key into the system keyring)"
+                : "run `passport keys migrate` in a desktop session with GNOME Keyring or KWallet (a Secret Service on D-Bus), or set PASSPORT_KEYSTORE_PASSPHRASE before keys are made")
         let report = Doctor.run(.current(wantsNFC: nfc), keyStore: store, weakKeyFix: fix)
         if json {
             printJSON(report)

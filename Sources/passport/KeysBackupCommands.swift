@@ -33,7 +33,7 @@ struct KeysExportCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = userKeyStore()
+            let store = try userKeyStore()
             guard !FileManager.default.fileExists(atPath: out) else { throw OutputFileError(path: out, reason: "it exists; choose a new file") }
             let (holder, pairwise) = store.exportSummary()
             let token = try HolderToken.recorded(in: store.folder)
@@ -63,7 +63,7 @@ struct KeysImportCommand: ParsableCommand {
     func run() throws {
         do {
             guard let data = FileManager.default.contents(atPath: file) else { throw CredentialError.keyStore("cannot read \(file).") }
-            let store = userKeyStore()
+            let store = try userKeyStore()
             try confirm(["The keys in \(file) will be added to \(store.folder.path)."], question: "Import", action: "imported", yes: yes)
             let dids = try store.importKeys([UInt8](data), passphrase: try backupPassphrase(confirmTwice: false))
             print("Imported \(dids.count) key(s)")

@@ -22,7 +22,7 @@ struct KeysShowCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = userKeyStore()
+            let store = try userKeyStore()
             let key = try aud.map { aud in
                 aud.hasPrefix("https://") || aud.hasPrefix("http://") ? try store.pairwiseKey(for: aud) : try store.pairwiseKey(forClientID: aud)
             } ?? HolderKey.resolve(store)
@@ -62,7 +62,7 @@ struct KeysInitCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = userKeyStore()
+            let store = try userKeyStore()
             guard let pkcs11 else {
                 let key = try HolderKey.resolve(store)
                 let did = DIDKey.did(for: key.publicKey)

@@ -7,10 +7,17 @@ import SystemKeyring
 import TokenKeys
 
 /// The user's key store: its device key in the system keyring when a Secret Service is
-/// reachable on this session's D-Bus, unless PASSPORT_KEYRING=off; otherwise the file.
-func userKeyStore() -> KeyStore {
+/// reachable on this session's D-Bus, unless PASSPORT_KEYRING=off; otherwise the file. Throws
+/// `MissingLibrary` when a session bus is there but libsecret is not.
+func userKeyStore() throws -> KeyStore {
     let off = ProcessInfo.processInfo.environment["PASSPORT_KEYRING"] == "off"
-    return KeyStore(vault: off ? nil : SystemKeyring.connect())
+    return KeyStore(vault: off ? nil : try SystemKeyring.connect())
+}
+
+/// For `doctor`, which runs whatever is missing: the key store as `userKeyStore` gives it, or as
+/// its files alone with the reason when that failed (libsecret missing on a session bus).
+func userKeyStoreOrFiles() -> (store: KeyStore, keyringProblem: Error?) {
+    do { return (try userKeyStore(), nil) } catch { return (KeyStore(vault: nil), error) }
 }
 
 struct KeysStatusCommand: ParsableCommand {
@@ -22,7 +29,7 @@ struct KeysStatusCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = userKeyStore()
+            let store = try userKeyStore()
             let status = store.status()
             let token = try HolderToken.recorded(in: store.folder)
             let report = KeysStatusReport(folder: store.folder.path, holderDID: token.map { DIDKey.did(for: $0.publicKey) } ?? status.holderDID,
@@ -81,7 +88,7 @@ struct KeysMigrateCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let store = userKeyStore()
+            let store = try userKeyStore()
             let moved = try store.migrateToKeyring()
             print(moved == 0 ? "Nothing to move: no key is protected by device.key." : "Moved the device key of \(moved) key file(s) into the system keyring; device.key is deleted.")
         } catch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Diagnostics
 import PassportCLI
 import CardIO
+import LibraryLoading
 import PassportKit
 
 struct ReadersCommand: ParsableCommand {
@@ -20,6 +21,9 @@ struct ReadersCommand: ParsableCommand {
             }
         } catch let error as CardIOError where error == .serviceUnavailable || error == .noReaders {
             problems.append(error.description)
+        } catch let missing as MissingLibrary {
+            // Like pcscd not running: noted, and the libnfc devices are still listed.
+            problems.append(missing.description)
         } catch {
             throw fail(error, json: json)
         }

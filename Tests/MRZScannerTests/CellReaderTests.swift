@@ -23,7 +23,7 @@ import TestSupport
         let folder = TestPaths.fixtures.appendingPathComponent("ocr")
         let truth = try JSONDecoder().decode(Truth.self, from: Data(contentsOf: folder.appendingPathComponent("\(name).json")))
         let scanner = try scanner()
-        let image = try #require(LeptonicaImage.decode([UInt8](Data(contentsOf: folder.appendingPathComponent(truth.image)))))
+        let image = try #require(try LeptonicaImage.decode([UInt8](Data(contentsOf: folder.appendingPathComponent(truth.image)))))
         let working = try #require(image.grey().flatMap(scanner.resized))
         let prepared = try #require(scanner.finder.prepare(working))
         let found = try #require(scanner.finder.find(prepared, skew: prepared.skew))
@@ -197,7 +197,7 @@ import TestSupport
     @Test(arguments: [7.0, -11.0, 0.4])
     func aTurnedRegionMatchesTheTurnedPhoto(degrees: Double) throws {
         let folder = TestPaths.fixtures.appendingPathComponent("ocr")
-        let photo = try #require(LeptonicaImage.decode([UInt8](Data(contentsOf: folder.appendingPathComponent("card-td1.jpg"))))?.grey())
+        let photo = try #require(try LeptonicaImage.decode([UInt8](Data(contentsOf: folder.appendingPathComponent("card-td1.jpg"))))?.grey())
         let whole = try #require(photo.rotated(degrees: degrees))
         let region = PixelRect(x: 300, y: 700, width: 900, height: 300)
         let part = try #require(MRZBandFinder.turnedRegion(photo, degrees: degrees, region: region))

@@ -20,9 +20,9 @@ import TestSupport
         }
         let page = try CaptureConditions.page()
         let b = CaptureConditions.band()
-        var box: UnsafeMutablePointer<BOX>? = boxCreate(b.x - 20, b.y - 20, b.w + 40, b.h + 40)
-        pixSetInRectArbitrary(page.pix, box, 0xFF_FF_FF_00)
-        boxDestroy(&box)
+        var box: UnsafeMutablePointer<BOX>? = leptonica.boxCreate(b.x - 20, b.y - 20, b.w + 40, b.h + 40)
+        _ = leptonica.pixSetInRectArbitrary(page.pix, box, 0xFF_FF_FF_00)
+        leptonica.boxDestroy(&box)
         images.append(("datapage without its MRZ", try #require(page.jpegData(quality: 90))))
         return images
     }

@@ -17,4 +17,9 @@ void *passport_find_symbol(void *const *handles, size_t count, const char *symbo
          ? 1 : (passport_missing_symbol(#name, (error), (size)), 0))
 
 void passport_missing_symbol(const char *symbol, char *error, size_t size);
+
+/// The soname to open: the value of the environment variable `variable` when it is set and not
+/// empty (tests and the package checks name a library that is not there), else `built_with`,
+/// the soname of the version this program was built against.
+const char *passport_library_soname(const char *variable, const char *built_with);
 #endif

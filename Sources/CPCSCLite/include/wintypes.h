@@ -1,0 +1,3 @@
+#pragma once
+// See pcsclite.h beside this file.
+#include <PCSC/wintypes.h>
