@@ -1,5 +1,6 @@
 import LocalFiles
 import FoundationEssentials
+import Glibc
 
 /// Which Tesseract model reads the MRZ: the toolkit's own OCR-B model (`mrz.traineddata`, trained
 /// by scripts/ocr/train-mrz-model), else Debian's general English model as a weaker fallback.
@@ -19,7 +20,8 @@ public struct MRZModel: Sendable, Equatable {
     public static let environmentVariable = "PASSPORT_TESSDATA"
 
     /// Where the MRZ model is looked for, in order: `explicit` (a folder or the .traineddata file),
-    /// `$PASSPORT_TESSDATA`, `$XDG_DATA_HOME/passport/tessdata` (or ~/.local/share/…),
+    /// `$PASSPORT_TESSDATA`, `$XDG_DATA_HOME/passport/tessdata` (or ~/.local/share/…), `../share/passport/tessdata`
+    /// beside the executable (an unpacked tarball),
     /// /usr/local/share/passport/tessdata, /usr/share/passport/tessdata, and the `Models` folder of
     /// the source tree this binary was built from.
     public static func searchFolders(explicit: String? = nil) -> [String] {
@@ -28,12 +30,22 @@ public struct MRZModel: Sendable, Equatable {
         if let explicit { folders.append(explicit.hasSuffix(".traineddata") ? Paths.parent(explicit) : explicit) }
         if let value = environment[environmentVariable], !value.isEmpty { folders.append(value) }
         folders.append(XDGDirectories.dataHome(environment).appendingPathComponent("passport/tessdata").path)
+        if let beside = besideExecutable { folders.append(beside) }
         folders.append("/usr/local/share/passport/tessdata")
         folders.append("/usr/share/passport/tessdata")
         let sourceTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent() // Sources/MRZScanner
             .deletingLastPathComponent().deletingLastPathComponent()
         folders.append(sourceTree.appendingPathComponent("Models").path)
         return folders
+    }
+
+    /// `share/passport/tessdata` beside the executable's `bin` folder (links resolved): where an
+    /// unpacked release tarball keeps the models, wherever it was unpacked.
+    static var besideExecutable: String? {
+        guard let executable = realpath("/proc/self/exe", nil) else { return nil }
+        defer { free(executable) }
+        let prefix = Paths.parent(Paths.parent(String(cString: executable)))
+        return Paths.join(prefix, "share/passport/tessdata")
     }
 
     public static let fallbackFolders = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"]

@@ -100,7 +100,7 @@ struct OCRCommand: ParsableCommand {
     @Argument(help: "The image (JPEG, PNG, TIFF, BMP, PNM or JPEG 2000).") var image: String?
     @Option(help: ArgumentHelp("Read from a camera (V4L2 device such as /dev/video0) or a video file until two frames agree on the MRZ.",
                                valueName: "source")) var camera: String?
-    @Option(help: "Folder holding mrz.traineddata (default: $PASSPORT_TESSDATA, $XDG_DATA_HOME/passport/tessdata, /usr/local/share/passport/tessdata, /usr/share/passport/tessdata, the source tree's Models).") var tessdata: String?
+    @Option(help: "Folder holding mrz.traineddata (default: $PASSPORT_TESSDATA, $XDG_DATA_HOME/passport/tessdata, ../share/passport/tessdata beside the executable, /usr/local/share/passport/tessdata, /usr/share/passport/tessdata, the source tree's Models).") var tessdata: String?
     @Option(help: "Outer safety stop, in seconds, for one image or video frame (default 60). The search is bounded by a fixed amount of work, not by time, so the same image reads the same on any machine; this stop only ends a search on a machine so slow or loaded that the work is not done by then (the image is then refused, saying so: ocr_time_limit).") var timeBudget: Double?
     @Option(help: "With --camera: seconds of video between two frames read (default 0.2; a camera also skips the frames captured during a read).")
     var sampleInterval: Double?
