@@ -17,7 +17,7 @@ let package = Package(
         // The whole pipeline: image → chip → verified document → credential.
         .library(name: "PassportKit", targets: ["PassportKit"]),
         // The building blocks on their own, for the fuzzing package in Fuzz/ and for embedders.
-        .library(name: "PassportModules", targets: ["MRZ", "LDS", "CardIO", "PassiveAuth", "ChipProtocols", "Credentials", "Proving"]),
+        .library(name: "PassportModules", targets: ["JSONCore", "MRZ", "LDS", "CardIO", "PassiveAuth", "ChipProtocols", "Credentials", "Proving"]),
         // OpenID4VP request, DCQL and response parsing and checks (no network), for Fuzz/ and embedders.
         .library(name: "OpenID4VP", targets: ["OpenID4VP"]),
     ],
@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(name: "ChipProtocolsTests", dependencies: ["ChipProtocols", "CEAC", "LibraryLoading", "PassiveAuth", "PassportCrypto", "CardIO", "LDS", "MRZ", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLeptonica", "LibraryLoading", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
-        .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "Credentials", "PassportCrypto", "TestSupport"]),
+        .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "JSONCore", "Credentials", "PassportCrypto", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
         .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
         .testTarget(name: "DeskTests", dependencies: ["Desk", "PassportKit", "LDS", "TestSupport"]),

@@ -38,7 +38,11 @@ public enum DumpFileReader {
     /// the dump folder `url` must stay inside (nil for a file the user named directly, whose
     /// links are the user's own choice).
     public static func read(_ url: URL, limit: Int, inside folder: URL? = nil) throws -> [UInt8] {
-        let shown = url.path      // URL.path builds a new string each time: once per file
+        try read(path: url.path, limit: limit, inside: folder)
+    }
+
+    /// `read` of the file at `shown`, a path as the person gave or the folder listing named it.
+    public static func read(path shown: String, limit: Int, inside folder: URL? = nil) throws -> [UInt8] {
         let path = try resolve(shown, inside: folder)
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }

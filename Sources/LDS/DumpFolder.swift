@@ -22,8 +22,9 @@ public struct DumpFolder: Sendable {
             return
         }
         let names = try DumpFileReader.names(in: url)
+        let folder = url.path   // joined as text: URL's appendingPathComponent costs more than reading a small file
         try self.init(url: url, names: names) { name, limit in
-            try DumpFileReader.read(url.appendingPathComponent(name), limit: limit, inside: url)
+            try DumpFileReader.read(path: Paths.join(folder, name), limit: limit, inside: url)
         }
     }
 

@@ -2,19 +2,26 @@
 public enum ObjectIdentifier {
     public static func dotted(_ content: ArraySlice<UInt8>) throws -> String {
         guard !content.isEmpty, content.last! & 0x80 == 0 else { throw TLVError.missing("a well-formed object identifier") }
-        var arcs: [UInt64] = []
+        // Spelled as it is decoded, without intermediate arrays: every SOD, certificate and
+        // CMS structure names a dozen of them, in every dump of a batch.
+        var text = ""
+        text.reserveCapacity(content.count * 3)
         var value: UInt64 = 0
+        var isFirst = true
         for byte in content {
             guard value >> 57 == 0 else { throw TLVError.missing("an object identifier arc that fits 64 bits") }
             value = value << 7 | UInt64(byte & 0x7F)
-            if byte & 0x80 == 0 {
-                arcs.append(value)
-                value = 0
+            guard byte & 0x80 == 0 else { continue }
+            if isFirst {
+                let (root, second): (UInt64, UInt64) = value < 40 ? (0, value) : value < 80 ? (1, value - 40) : (2, value - 80)
+                text += String(root) + "." + String(second)
+                isFirst = false
+            } else {
+                text += "." + String(value)
             }
+            value = 0
         }
-        let first = arcs.removeFirst()
-        let head: [UInt64] = first < 40 ? [0, first] : first < 80 ? [1, first - 40] : [2, first - 80]
-        return (head + arcs).map(String.init).joined(separator: ".")
+        return text
     }
 
     /// Content octets of an object identifier in dotted form.

@@ -1,12 +1,13 @@
 import Credentials
 import Foundation
+import JSONCore
 @testable import OpenID4VP
 import Testing
 import TestSupport
 
 @Suite struct DCQLTests {
     static func query(_ json: String) throws -> DCQLQuery {
-        try DCQLQuery(json: try JSONSerialization.jsonObject(with: Data(json.utf8)))
+        try DCQLQuery(json: try JSON.parse(Array(json.utf8)))   // as the wallet parses a request
     }
 
     static let vct = "urn:passport-toolkit:vct:passport-derived:1"

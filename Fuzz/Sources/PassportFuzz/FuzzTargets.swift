@@ -4,6 +4,7 @@ import ChipProtocols
 import PassiveAuth
 import PassportCrypto
 import Foundation
+import JSONCore
 import LDS
 import MRZ
 import OpenID4VP
@@ -79,7 +80,7 @@ func run(_ bytes: [UInt8]) {
     case .apdu: _ = try? CommandAPDU(encoded: bytes)
     case .oid4vp: fuzzRequest(String(decoding: bytes, as: UTF8.self))
     case .dcql:
-        if let json = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]), let query = try? DCQLQuery(json: json) {
+        if let json = try? JSON.parse(bytes, fragmentsAllowed: true), let query = try? DCQLQuery(json: json) {
             _ = try? DCQLSelection.select(query, vct: PassportCredential.vct, held: ["age_over_18": true, "is_human": true, "nationality": "UTO"],
                                           agreed: ["age_over_18", "is_human", "nationality"])
         }
