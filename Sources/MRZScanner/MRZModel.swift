@@ -1,6 +1,5 @@
 import LocalFiles
 import FoundationEssentials
-import Glibc
 
 /// Which Tesseract model reads the MRZ: the toolkit's own OCR-B model (`mrz.traineddata`, trained
 /// by scripts/ocr/train-mrz-model), else Debian's general English model as a weaker fallback.
@@ -42,10 +41,10 @@ public struct MRZModel: Sendable, Equatable {
     /// `share/passport/tessdata` beside the executable's `bin` folder (links resolved): where an
     /// unpacked release tarball keeps the models, wherever it was unpacked.
     static var besideExecutable: String? {
-        guard let executable = realpath("/proc/self/exe", nil) else { return nil }
-        defer { free(executable) }
-        let prefix = Paths.parent(Paths.parent(String(cString: executable)))
-        return Paths.join(prefix, "share/passport/tessdata")
+        // The kernel's link names the executable's real path. (Not realpath(3): with FORTIFY, as
+        // the packages build, its inline definition differs between Glibc and the C shims here.)
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        return Paths.join(Paths.parent(Paths.parent(executable)), "share/passport/tessdata")
     }
 
     public static let fallbackFolders = ["/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata"]
