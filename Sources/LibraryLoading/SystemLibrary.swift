@@ -1,4 +1,5 @@
 import CLibraryLoader
+import Glibc
 
 /// A C library opened with dlopen by the code that first needs it, not linked, so that a command
 /// which does not use it starts and runs without it (docs/ARCHITECTURE.md, "What a command loads").
@@ -32,11 +33,13 @@ public struct SystemLibrary: Sendable {
     }
 
     /// Opens the library through its C loader, which takes the soname and returns the table of
-    /// the library's functions, or NULL with the reason written into the buffer it is given.
+    /// the library's functions (allocated with malloc), or NULL with the reason written into the
+    /// buffer it is given. The table is copied and the loader's allocation freed.
     public func open<Table>(_ load: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int) -> UnsafePointer<Table>?) -> Result<Table, MissingLibrary> {
         var reason = [CChar](repeating: 0, count: 512)
         let table = soname.withCString { load($0, &reason, reason.count) }
         guard let table else { return .failure(MissingLibrary(self, reason: Self.text(reason))) }
+        defer { free(UnsafeMutableRawPointer(mutating: table)) }
         return .success(table.pointee)
     }
 

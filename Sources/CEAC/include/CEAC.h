@@ -25,8 +25,8 @@ typedef struct PassportEAC {
 #undef PASSPORT_EAC_FIELD
 } PassportEAC;
 
-/// Opens `soname` and returns its table (made once per successful call and kept for the life of
-/// the process, as the library is), or NULL with the reason in `error`.
+/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
+/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
 const PassportEAC *_Nullable passport_eac_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
 
 /// The soname of the libeac this program was built against ("libeac.so.3").

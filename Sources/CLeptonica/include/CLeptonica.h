@@ -31,8 +31,8 @@ typedef struct PassportLeptonica {
 #undef PASSPORT_LEPTONICA_FIELD
 } PassportLeptonica;
 
-/// Opens `soname` and returns its table (made once per successful call and kept for the life of
-/// the process, as the library is), or NULL with the reason in `error`.
+/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
+/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
 const PassportLeptonica *_Nullable passport_leptonica_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
 
 /// The soname of the Leptonica this program was built against ("liblept.so.5", "libleptonica.so.6").

@@ -29,8 +29,8 @@ typedef struct PassportNFC {
 #undef PASSPORT_NFC_FIELD
 } PassportNFC;
 
-/// Opens `soname` and returns its table (made once per successful call and kept for the life of
-/// the process, as the library is), or NULL with the reason in `error`.
+/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
+/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
 const PassportNFC *_Nullable passport_nfc_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
 
 /// The soname of the libnfc this program was built against ("libnfc.so.6").

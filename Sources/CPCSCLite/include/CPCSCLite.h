@@ -23,8 +23,8 @@ typedef struct PassportPCSC {
     SCARD_IO_REQUEST g_rgSCardRawPci;
 } PassportPCSC;
 
-/// Opens `soname` and returns its table (made once per successful call and kept for the life of
-/// the process, as the library is), or NULL with the reason in `error`.
+/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
+/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
 const PassportPCSC *_Nullable passport_pcsc_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
 
 /// The soname of the pcsc-lite this program was built against ("libpcsclite.so.1").
