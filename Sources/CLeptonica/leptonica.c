@@ -1,7 +1,5 @@
 #include "CLeptonica.h"
 #include <CLibraryLoader.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 // Leptonica 1.83 renamed its library: 1.82 (Debian 12) is liblept.so.5 in liblept5, 1.84
 // (Debian 13) libleptonica.so.6 in libleptonica6.
@@ -13,16 +11,11 @@ const char *passport_leptonica_soname(void) { return "liblept.so.5"; }
 const char *passport_leptonica_package(void) { return "liblept5"; }
 #endif
 
-const PassportLeptonica *passport_leptonica_load(const char *soname, char *error, size_t size) {
+int passport_leptonica_load(const char *soname, PassportLeptonica *table, char *error, size_t size) {
     void *handle;
-    if (passport_open_libraries(&soname, 1, &handle, error, size) != 0) return NULL;
-    PassportLeptonica *table = calloc(1, sizeof *table);
-    if (table == NULL) {
-        snprintf(error, size, "no memory for Leptonica's table");
-        return NULL;
-    }
-#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, &handle, 1, name, error, size)) { free(table); return NULL; }
+    if (passport_open_libraries(&soname, 1, &handle, error, size) != 0) return 0;
+#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, &handle, 1, name, error, size)) return 0;
     PASSPORT_LEPTONICA_FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    return table;
+    return 1;
 }

@@ -1,7 +1,5 @@
 #include "CLibSecret.h"
 #include <CLibraryLoader.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 // libsecret-1.so.0 in libsecret-1-0 on Debian 12 and 13; GLib's three are libsecret's own
 // dependencies (libglib2.0-0, on Debian 13 libglib2.0-0t64), so naming libsecret's package is enough.
@@ -10,18 +8,13 @@ const char *passport_secret_package(void) { return "libsecret-1-0"; }
 
 enum { library_count = 4 };
 
-const PassportSecret *passport_secret_load(const char *soname, char *error, size_t size) {
+int passport_secret_load(const char *soname, PassportSecret *table, char *error, size_t size) {
     // Dependencies first, each by the soname GLib 2 has always had.
     const char *sonames[library_count] = { "libglib-2.0.so.0", "libgobject-2.0.so.0", "libgio-2.0.so.0", soname };
     void *handles[library_count];
-    if (passport_open_libraries(sonames, library_count, handles, error, size) != 0) return NULL;
-    PassportSecret *table = calloc(1, sizeof *table);
-    if (table == NULL) {
-        snprintf(error, size, "no memory for libsecret's table");
-        return NULL;
-    }
-#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, handles, library_count, name, error, size)) { free(table); return NULL; }
+    if (passport_open_libraries(sonames, library_count, handles, error, size) != 0) return 0;
+#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, handles, library_count, name, error, size)) return 0;
     PASSPORT_SECRET_FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    return table;
+    return 1;
 }

@@ -1,24 +1,17 @@
 #include "CNFC.h"
 #include <CLibraryLoader.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 // libnfc 1.8 is libnfc.so.6 in the package libnfc6 on Debian 12 and 13.
 const char *passport_nfc_soname(void) { return "libnfc.so.6"; }
 const char *passport_nfc_package(void) { return "libnfc6"; }
 
-const PassportNFC *passport_nfc_load(const char *soname, char *error, size_t size) {
+int passport_nfc_load(const char *soname, PassportNFC *table, char *error, size_t size) {
     void *handle;
-    if (passport_open_libraries(&soname, 1, &handle, error, size) != 0) return NULL;
-    PassportNFC *table = calloc(1, sizeof *table);
-    if (table == NULL) {
-        snprintf(error, size, "no memory for libnfc's table");
-        return NULL;
-    }
-#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, &handle, 1, name, error, size)) { free(table); return NULL; }
+    if (passport_open_libraries(&soname, 1, &handle, error, size) != 0) return 0;
+#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, &handle, 1, name, error, size)) return 0;
     PASSPORT_NFC_FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    return table;
+    return 1;
 }
 
 int passport_nfc_select(__typeof__(nfc_initiator_select_passive_target) *select, nfc_device *device, int type_b, nfc_target *target) {

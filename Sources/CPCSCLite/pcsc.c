@@ -1,7 +1,6 @@
 #include "CPCSCLite.h"
 #include <CLibraryLoader.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 // Both Debian 12 (pcsc-lite 1.9) and 13 (2.x) ship the client library as libpcsclite.so.1 in
 // the package libpcsclite1.
@@ -19,22 +18,13 @@ static int copy_pci(void *handle, const char *symbol, SCARD_IO_REQUEST *copy, ch
     return 1;
 }
 
-const PassportPCSC *passport_pcsc_load(const char *soname, char *error, size_t size) {
+int passport_pcsc_load(const char *soname, PassportPCSC *table, char *error, size_t size) {
     void *handle;
-    if (passport_open_libraries(&soname, 1, &handle, error, size) != 0) return NULL;
-    PassportPCSC *table = calloc(1, sizeof *table);
-    if (table == NULL) {
-        snprintf(error, size, "no memory for pcsc-lite's table");
-        return NULL;
-    }
-#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, &handle, 1, name, error, size)) { free(table); return NULL; }
+    if (passport_open_libraries(&soname, 1, &handle, error, size) != 0) return 0;
+#define RESOLVE(name) if (!PASSPORT_RESOLVE(*table, &handle, 1, name, error, size)) return 0;
     PASSPORT_PCSC_FUNCTIONS(RESOLVE)
 #undef RESOLVE
-    if (!copy_pci(handle, "g_rgSCardT0Pci", &table->g_rgSCardT0Pci, error, size)
-        || !copy_pci(handle, "g_rgSCardT1Pci", &table->g_rgSCardT1Pci, error, size)
-        || !copy_pci(handle, "g_rgSCardRawPci", &table->g_rgSCardRawPci, error, size)) {
-        free(table);
-        return NULL;
-    }
-    return table;
+    return copy_pci(handle, "g_rgSCardT0Pci", &table->g_rgSCardT0Pci, error, size)
+        && copy_pci(handle, "g_rgSCardT1Pci", &table->g_rgSCardT1Pci, error, size)
+        && copy_pci(handle, "g_rgSCardRawPci", &table->g_rgSCardRawPci, error, size);
 }

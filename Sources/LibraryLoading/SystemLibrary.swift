@@ -1,5 +1,4 @@
 import CLibraryLoader
-import Glibc
 
 /// A C library opened with dlopen by the code that first needs it, not linked, so that a command
 /// which does not use it starts and runs without it (docs/ARCHITECTURE.md, "What a command loads").
@@ -32,15 +31,18 @@ public struct SystemLibrary: Sendable {
         SystemLibrary(name: name, purpose: purpose, soname: other, package: package)
     }
 
-    /// Opens the library through its C loader, which takes the soname and returns the table of
-    /// the library's functions (allocated with malloc), or NULL with the reason written into the
-    /// buffer it is given. The table is copied and the loader's allocation freed.
-    public func open<Table>(_ load: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int) -> UnsafePointer<Table>?) -> Result<Table, MissingLibrary> {
+    /// Opens the library through its C loader, which takes the soname and fills the table it is
+    /// given with the library's functions (1), or writes the reason into the buffer (0).
+    public func open<Table>(_ load: (UnsafePointer<CChar>, UnsafeMutablePointer<Table>, UnsafeMutablePointer<CChar>, Int) -> Int32) -> Result<Table, MissingLibrary> {
+        // Zeroed storage for the C struct (its function pointers may be declared non-null, so it
+        // has no empty value in Swift to start from).
+        let table = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Table>.size, alignment: MemoryLayout<Table>.alignment)
+        defer { table.deallocate() }
+        table.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<Table>.size)
         var reason = [CChar](repeating: 0, count: 512)
-        let table = soname.withCString { load($0, &reason, reason.count) }
-        guard let table else { return .failure(MissingLibrary(self, reason: Self.text(reason))) }
-        defer { free(UnsafeMutableRawPointer(mutating: table)) }
-        return .success(table.pointee)
+        let loaded = soname.withCString { load($0, table.assumingMemoryBound(to: Table.self), &reason, reason.count) }
+        guard loaded == 1 else { return .failure(MissingLibrary(self, reason: Self.text(reason))) }
+        return .success(table.load(as: Table.self))
     }
 
     private static func text(_ buffer: [CChar]) -> String {

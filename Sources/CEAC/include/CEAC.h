@@ -25,9 +25,9 @@ typedef struct PassportEAC {
 #undef PASSPORT_EAC_FIELD
 } PassportEAC;
 
-/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
-/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
-const PassportEAC *_Nullable passport_eac_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
+/// Opens `soname` and fills `table` with its functions: 1, the library staying open for the life
+/// of the process; or 0 with the reason in `error`.
+int passport_eac_load(const char *_Nonnull soname, PassportEAC *_Nonnull table, char *_Nonnull error, size_t size);
 
 /// The soname of the libeac this program was built against ("libeac.so.3").
 const char *_Nonnull passport_eac_soname(void);

@@ -31,9 +31,9 @@ typedef struct PassportLeptonica {
 #undef PASSPORT_LEPTONICA_FIELD
 } PassportLeptonica;
 
-/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
-/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
-const PassportLeptonica *_Nullable passport_leptonica_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
+/// Opens `soname` and fills `table` with its functions: 1, the library staying open for the life
+/// of the process; or 0 with the reason in `error`.
+int passport_leptonica_load(const char *_Nonnull soname, PassportLeptonica *_Nonnull table, char *_Nonnull error, size_t size);
 
 /// The soname of the Leptonica this program was built against ("liblept.so.5", "libleptonica.so.6").
 const char *_Nonnull passport_leptonica_soname(void);

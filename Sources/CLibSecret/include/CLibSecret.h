@@ -67,10 +67,9 @@ typedef struct PassportSecret {
     int (*_Nonnull g_str_equal)(const void *_Nullable a, const void *_Nullable b);
 } PassportSecret;
 
-/// Opens GLib, GObject, GIO and then libsecret (`soname`), and returns their table (allocated with
-/// malloc on each successful call: the caller copies and frees it; the libraries stay open for the
-/// life of the process), or NULL with the reason in `error`.
-const PassportSecret *_Nullable passport_secret_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
+/// Opens GLib, GObject, GIO and then libsecret (`soname`) and fills `table` with their functions:
+/// 1, the libraries staying open for the life of the process; or 0 with the reason in `error`.
+int passport_secret_load(const char *_Nonnull soname, PassportSecret *_Nonnull table, char *_Nonnull error, size_t size);
 
 /// The soname of libsecret ("libsecret-1.so.0").
 const char *_Nonnull passport_secret_soname(void);

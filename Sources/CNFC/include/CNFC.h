@@ -29,9 +29,9 @@ typedef struct PassportNFC {
 #undef PASSPORT_NFC_FIELD
 } PassportNFC;
 
-/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
-/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
-const PassportNFC *_Nullable passport_nfc_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
+/// Opens `soname` and fills `table` with its functions: 1, the library staying open for the life
+/// of the process; or 0 with the reason in `error`.
+int passport_nfc_load(const char *_Nonnull soname, PassportNFC *_Nonnull table, char *_Nonnull error, size_t size);
 
 /// The soname of the libnfc this program was built against ("libnfc.so.6").
 const char *_Nonnull passport_nfc_soname(void);

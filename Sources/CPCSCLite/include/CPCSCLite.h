@@ -23,9 +23,9 @@ typedef struct PassportPCSC {
     SCARD_IO_REQUEST g_rgSCardRawPci;
 } PassportPCSC;
 
-/// Opens `soname` and returns its table (allocated with malloc on each successful call: the caller
-/// copies and frees it; the library stays open for the life of the process), or NULL with the reason in `error`.
-const PassportPCSC *_Nullable passport_pcsc_load(const char *_Nonnull soname, char *_Nonnull error, size_t size);
+/// Opens `soname` and fills `table` with its functions: 1, the library staying open for the life
+/// of the process; or 0 with the reason in `error`.
+int passport_pcsc_load(const char *_Nonnull soname, PassportPCSC *_Nonnull table, char *_Nonnull error, size_t size);
 
 /// The soname of the pcsc-lite this program was built against ("libpcsclite.so.1").
 const char *_Nonnull passport_pcsc_soname(void);
