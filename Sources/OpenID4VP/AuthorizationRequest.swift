@@ -19,7 +19,7 @@ public struct AuthorizationRequestReference: Sendable {
     public let scheme: String?
 
     public init(_ text: String) throws {
-        let trimmed = String(FormEncoding.trimmed(text))
+        let trimmed = FormEncoding.trimmed(text)
         guard !trimmed.isEmpty else { throw OpenID4VPError.badReference("it is empty") }
         var query = trimmed
         var scheme: String?
@@ -125,7 +125,7 @@ public struct AuthorizationRequest: @unchecked Sendable {
     /// Checks a request object (compact JWS) received for `reference`.
     public static func verify(requestObject compact: String, clientID: String, policy: Policy) throws -> AuthorizationRequest {
         let client = ClientIdentifier(clientID)
-        let trimmed = String(FormEncoding.trimmed(compact))
+        let trimmed = FormEncoding.trimmed(compact)
         let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 5 { throw OpenID4VPError.badRequest("the request object is encrypted (JWE); this wallet does not ask for encrypted request objects") }
         guard parts.count == 3 else { throw OpenID4VPError.badSignature("the request object is not a compact JWS (three base64url parts)") }

@@ -3,10 +3,8 @@ import TextSupport
 /// Over TextSupport's percent-decoding: a request link is parsed on every scan, and fuzzed millions of times.
 enum FormEncoding {
     /// `text` without leading and trailing ASCII white space (what a QR reader or paste adds).
-    static func trimmed(_ text: String) -> Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return text[first...last]
+    static func trimmed(_ text: String) -> String {
+        text.trimmed { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
     }
 
     /// One name or value: `+` is a space, `%XX` a byte; nil when a `%` is not followed by two hex

@@ -29,7 +29,7 @@ public struct VPTokenVerifier: @unchecked Sendable {
         guard text.utf8.count <= InputBounds.maxTokenBytes else {
             throw OpenID4VPError.usage("the request is \(text.utf8.count) bytes, more than the \(InputBounds.maxTokenBytes) (1 MiB) a request may be")
         }
-        let object = try Self.requestPayload(String(FormEncoding.trimmed(text)))
+        let object = try Self.requestPayload(FormEncoding.trimmed(text))
         guard let clientID = object["client_id"] as? String, let nonce = object["nonce"] as? String else {
             throw OpenID4VPError.usage("the request has no client_id or nonce")
         }
@@ -85,7 +85,7 @@ public struct VPTokenVerifier: @unchecked Sendable {
     /// the request had none).
     public func open(posted text: String, state given: String?) throws -> [String: [String]] {
         try Self.checkSize(text, what: "the posted response")
-        let trimmed = String(FormEncoding.trimmed(text))
+        let trimmed = FormEncoding.trimmed(text)
         var tokenText = trimmed
         var posted = given
         if !trimmed.hasPrefix("{") && trimmed.contains("vp_token=") {
@@ -123,7 +123,7 @@ public struct VPTokenVerifier: @unchecked Sendable {
     /// its vp_token after checking its state against the request's.
     public func open(response text: String, key: P256PrivateKeyHandle) throws -> [String: [String]] {
         try Self.checkSize(text, what: "the encrypted response")
-        var compact = String(FormEncoding.trimmed(text))
+        var compact = FormEncoding.trimmed(text)
         if compact.hasPrefix("response=") { compact = FormEncoding.decode(compact.dropFirst(9)) ?? compact }
         let (_, plain) = try JWE.decrypt(compact, with: key)
         let payload: [String: Any]

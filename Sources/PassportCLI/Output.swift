@@ -46,7 +46,11 @@ public func printJSON(_ report: some Encodable) {
 
 /// Prints one JSON object on stdout (benchmark figures, which have no documented shape).
 public func printJSON(_ object: [String: Any]) {
-    StandardStreams.writeOutput(((try? JSON.serialize(object, style: [.prettyPrinted, .sortedKeys])) ?? Array("{}".utf8)) + [0x0A])
+    guard let text = try? JSON.serialize(object, style: [.prettyPrinted, .sortedKeys]) else {
+        printError("error: the figures could not be encoded as JSON")
+        return
+    }
+    StandardStreams.writeOutput(text + [0x0A])
 }
 
 /// A result file that could not be written (missing folder, no permission, full disk).

@@ -42,9 +42,9 @@ public enum JSONValue: Codable, Sendable, Equatable {
     public init(_ any: Any) throws {
         switch any {
         case is JSON.Null: self = .null
-        case let value as Bool: self = .bool(value)
+        case let value as Bool where type(of: any) == Bool.self: self = .bool(value)
         case let value as String: self = .string(value)
-        case let value as Int: self = .number(Double(value))
+        case let value as Int where type(of: any) == Int.self: self = .number(Double(value))
         case let value as Double where value.isFinite: self = .number(value)
         case let value as [Any]: self = .array(try value.map(JSONValue.init))
         case let value as [String: Any]: self = .object(try value.mapValues(JSONValue.init))
