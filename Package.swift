@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "LDS"]),
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
         .testTarget(name: "VideoFramesTests", dependencies: ["VideoFrames", "MRZScanner", "MRZ", "TestSupport"]),
-        .testTarget(name: "LDSTests", dependencies: ["LDS", "TestSupport"]),
+        .testTarget(name: "LDSTests", dependencies: ["LDS", "LocalFiles", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "CPCSCLite", "CNFC", "LibraryLoading", "TestSupport"]),
         .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "TestSupport"]),
         .testTarget(name: "ChipProtocolsTests", dependencies: ["ChipProtocols", "CEAC", "LibraryLoading", "PassiveAuth", "PassportCrypto", "CardIO", "LDS", "MRZ", "TestSupport"]),

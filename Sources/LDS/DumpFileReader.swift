@@ -47,28 +47,59 @@ public enum DumpFileReader {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
+        return try readOpened(descriptor, shown: shown, limit: limit)
+    }
+
+    /// `read` of an entry of `listing`, whose folder is open as `folder` (`withFolder`). An entry
+    /// the listing says is a regular file is opened relative to the folder, without a look at its
+    /// path first; links and entries of unknown kind are looked at by path as `read(path:)` does.
+    public static func read(_ entry: FolderListing.Entry, of listing: FolderListing, folder: Int32, limit: Int) throws -> [UInt8] {
+        let shown = Paths.join(listing.path, entry.name)
+        guard entry.kind == .regular else {
+            return try read(path: shown, limit: limit, inside: URL(fileURLWithPath: listing.path))
+        }
+        let descriptor = openat(folder, entry.name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        return try readOpened(descriptor, shown: shown, limit: limit)
+    }
+
+    /// `body` with `path` open as a folder to open files relative to.
+    public static func withFolder<Result>(_ path: String, _ body: (Int32) throws -> Result) throws -> Result {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw DumpFileError.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        return try body(descriptor)
+    }
+
+    /// The bytes of an open file, checked to be a regular file of at most `limit` bytes first.
+    static func readOpened(_ descriptor: Int32, shown: String, limit: Int) throws -> [UInt8] {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
-        // Checked again on the open file: the path may have been swapped since it was looked at.
+        // Checked on the open file: the path may have been swapped since it was looked at.
         try requireRegular(status, shown)
         guard Int(status.st_size) <= limit else { throw DumpFileError.tooLarge(path: shown, size: Int(status.st_size), limit: limit) }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        let size = Int(status.st_size)
         var count = 0
-        while count < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if result < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            guard result >= 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
-            if result == 0 { break }  // the file shrank while being read: what is there is what it holds
-            count += result
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            while count < size {
+                let result = Glibc.read(descriptor, buffer.baseAddress! + count, size - count)
+                if result < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if result < 0 { failure = errno; break }
+                if result == 0 { break }  // the file shrank while being read: what is there is what it holds
+                count += result
+            }
+            initialized = count
         }
-        if count < bytes.count { bytes.removeLast(bytes.count - count) }
+        if failure != 0 { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(failure))) }
         return bytes
     }
 
-    /// The names in a dump folder.
-    public static func names(in folder: URL) throws -> [String] {
-        do { return try FileManager.default.contentsOfDirectory(atPath: folder.path) } catch {
-            throw DumpFileError.unreadable(path: folder.path, reason: PrivateFiles.reasonText(error))
+    /// The entries of a dump folder, with their kinds.
+    public static func listing(of folder: String) throws -> FolderListing {
+        do { return try FolderListing(path: folder) } catch {
+            throw DumpFileError.unreadable(path: folder, reason: error.reason)
         }
     }
 

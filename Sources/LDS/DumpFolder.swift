@@ -5,13 +5,16 @@ import PassportCrypto
 /// A recorded chip: one file per elementary file plus `manifest.json` (ARCHITECTURE.md).
 /// Reading accepts the plain (`DG1.bin`), BSI (`Datagroup1.bin`) and FID (`ef0101.bin`) styles.
 public struct DumpFolder: Sendable {
-    public let url: URL
+    /// The folder (or single file) the dump was read from.
+    public let path: String
     public let files: [LDSFile: [UInt8]]
     public let manifest: DumpManifest?
     /// evidence.json as stored (nil when the dump has none); `ChipEvidence(json:)` reads it.
     public let evidence: [UInt8]?
 
     public static let manifestName = "manifest.json"
+
+    public var url: URL { URL(fileURLWithPath: path) }
 
     /// Reads every recognised file of the folder. A single EF.SOD file (tag 77) is accepted too,
     /// as a dump that holds only the SOD.
@@ -21,61 +24,97 @@ public struct DumpFolder: Sendable {
             self = try DumpFolder(sodFile: url, bytes: DumpFileReader.read(url, limit: FileSizeLimits.limit(for: .sod)))
             return
         }
-        let names = try DumpFileReader.names(in: url)
-        let folder = url.path   // joined as text: URL's appendingPathComponent costs more than reading a small file
-        try self.init(url: url, names: names) { name, limit in
-            try DumpFileReader.read(path: Paths.join(folder, name), limit: limit, inside: url)
+        try self.init(listing: DumpFileReader.listing(of: url.path))
+    }
+
+    /// Reads the recognised files of the folder `listing` lists (a batch's discovery listed it
+    /// already): regular files are opened relative to the folder, with no look at each path first.
+    public init(listing: FolderListing) throws {
+        self = try DumpFileReader.withFolder(listing.path) { folder in
+            try DumpFolder(path: listing.path, entries: listing.entries) { entry, limit in
+                try DumpFileReader.read(entry, of: listing, folder: folder, limit: limit)
+            }
         }
     }
 
     /// A dump given as named files in memory (an upload, a zip's entries): the same names are
     /// recognised as in a folder, each file within its `FileSizeLimits` bound; others are ignored.
     public init(url: URL, namedFiles: [String: [UInt8]]) throws {
-        try self.init(url: url, names: Array(namedFiles.keys)) { name, limit in
-            guard let bytes = namedFiles[name] else { throw DumpError.empty(url.path) }
-            guard bytes.count <= limit else { throw DumpFileError.tooLarge(path: name, size: bytes.count, limit: limit) }
+        let entries = namedFiles.keys.map { FolderListing.Entry(name: $0, kind: .regular) }
+        try self.init(path: url.path, entries: entries) { entry, limit in
+            guard let bytes = namedFiles[entry.name] else { throw DumpError.empty(url.path) }
+            guard bytes.count <= limit else { throw DumpFileError.tooLarge(path: entry.name, size: bytes.count, limit: limit) }
             return bytes
         }
     }
 
+    /// What a file name in a dump means, by its lower-case spelling: an LDS file in one of the
+    /// three naming styles (`preference`: the plain name first, then the others in order), the
+    /// manifest or the evidence.
+    enum FileName {
+        case lds(LDSFile, preference: Int)
+        case manifest
+        case evidence
+    }
+
+    /// Every recognised name, lower case, made once: matching a listing is one lookup per name.
+    static let recognisedNames: [String: FileName] = {
+        var names: [String: FileName] = [manifestName: .manifest, ChipEvidence.fileName.lowercased(): .evidence]
+        for file in LDSFile.all {
+            for (preference, name) in ([file.fileName] + file.alternativeFileNames).enumerated() where names[name.lowercased()] == nil {
+                names[name.lowercased()] = .lds(file, preference: preference)
+            }
+        }
+        return names
+    }()
+
     /// The bound on a file of this name when a dump folder holds such a file (matched without
     /// regard to case, in any of the three naming styles; manifest.json and evidence.json too).
     public static func sizeLimit(forName name: String) -> Int? {
-        let lowercased = name.lowercased()
-        if lowercased == manifestName || lowercased == ChipEvidence.fileName.lowercased() { return FileSizeLimits.recordFile }
-        for file in LDSFile.all where ([file.fileName] + file.alternativeFileNames).contains(where: { $0.lowercased() == lowercased }) {
-            return FileSizeLimits.limit(for: file)
+        switch recognisedNames[name.lowercased()] {
+        case .lds(let file, _): return FileSizeLimits.limit(for: file)
+        case .manifest, .evidence: return FileSizeLimits.recordFile
+        case nil: return nil
         }
-        return nil
     }
 
-    /// The recognised files among `names` (matched without regard to case), read by `read` with
-    /// each one's bound; manifest.json and evidence.json beside them.
-    private init(url: URL, names: [String], read: (String, Int) throws -> [UInt8]) throws {
-        let byLowercase = Dictionary(names.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
-        var files: [LDSFile: [UInt8]] = [:]
-        for file in LDSFile.all {
-            for candidate in [file.fileName] + file.alternativeFileNames {
-                if let actual = byLowercase[candidate.lowercased()] {
-                    files[file] = try read(actual, FileSizeLimits.limit(for: file))
-                    break
-                }
+    /// The recognised files among `entries` (matched without regard to case; of two spellings of
+    /// one file the preferred one, of two equal ones the first listed), read by `read` with each
+    /// one's bound; manifest.json and evidence.json beside them.
+    private init(path: String, entries: [FolderListing.Entry],
+                 read: (FolderListing.Entry, Int) throws -> [UInt8]) throws {
+        var chosen: [LDSFile: (entry: FolderListing.Entry, preference: Int)] = [:]
+        var manifestEntry: FolderListing.Entry?
+        var evidenceEntry: FolderListing.Entry?
+        for entry in entries {
+            switch Self.recognisedNames[entry.name.lowercased()] {
+            case .lds(let file, let preference):
+                if let earlier = chosen[file], earlier.preference <= preference { continue }
+                chosen[file] = (entry, preference)
+            case .manifest: manifestEntry = manifestEntry ?? entry
+            case .evidence: evidenceEntry = evidenceEntry ?? entry
+            case nil: continue
             }
         }
-        guard !files.isEmpty else { throw DumpError.empty(url.path) }
-        self.url = url
+        var files: [LDSFile: [UInt8]] = [:]
+        for file in LDSFile.all {
+            guard let entry = chosen[file]?.entry else { continue }
+            files[file] = try read(entry, FileSizeLimits.limit(for: file))
+        }
+        guard !files.isEmpty else { throw DumpError.empty(path) }
+        self.path = path
         self.files = files
-        if let name = byLowercase[DumpFolder.manifestName] {
-            let data = Data(try read(name, FileSizeLimits.recordFile))
+        if let manifestEntry {
+            let data = Data(try read(manifestEntry, FileSizeLimits.recordFile))
             do {
                 manifest = try JSONDecoder().decode(DumpManifest.self, from: data)
             } catch {
-                throw DumpError.badManifest(url.path, String(describing: error))
+                throw DumpError.badManifest(path, String(describing: error))
             }
         } else {
             manifest = nil
         }
-        evidence = try byLowercase[ChipEvidence.fileName].map { try read($0, FileSizeLimits.recordFile) }
+        evidence = try evidenceEntry.map { try read($0, FileSizeLimits.recordFile) }
     }
 
     /// A single EF.SOD file (tag 77) as a dump that holds only the SOD.
@@ -86,7 +125,7 @@ public struct DumpFolder: Sendable {
 
     /// A dump in memory (e.g. a modified copy for mutation tests).
     public init(url: URL, files: [LDSFile: [UInt8]], manifest: DumpManifest?, evidence: [UInt8]? = nil) {
-        self.url = url
+        self.path = url.path
         self.files = files
         self.manifest = manifest
         self.evidence = evidence

@@ -26,6 +26,25 @@ private func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64,
     return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
 }
 
+/// The instant of a UTC date and time; nil when the month is not 1 to 12. A day, hour, minute or
+/// second past its range carries into the next unit, as Foundation's lenient Calendar does.
+public func utcDate(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
+    guard (1...12).contains(month) else { return nil }
+    let days = daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
+    let seconds = days * 86_400 + Int64(hour) * 3600 + Int64(minute) * 60 + Int64(second)
+    return Date(timeIntervalSince1970: Double(seconds))
+}
+
+/// The day count from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+private func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+    let shiftedYear = month <= 2 ? year - 1 : year
+    let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+    let yearOfEra = shiftedYear - era * 400
+    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+}
+
 private func padded(_ value: Int64, _ width: Int) -> String {
     let digits = String(value)
     return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits

@@ -2,26 +2,45 @@
 public enum ObjectIdentifier {
     public static func dotted(_ content: ArraySlice<UInt8>) throws -> String {
         guard !content.isEmpty, content.last! & 0x80 == 0 else { throw TLVError.missing("a well-formed object identifier") }
-        // Spelled as it is decoded, without intermediate arrays: every SOD, certificate and
-        // CMS structure names a dozen of them, in every dump of a batch.
-        var text = ""
-        text.reserveCapacity(content.count * 3)
-        var value: UInt64 = 0
-        var isFirst = true
-        for byte in content {
-            guard value >> 57 == 0 else { throw TLVError.missing("an object identifier arc that fits 64 bits") }
-            value = value << 7 | UInt64(byte & 0x7F)
-            guard byte & 0x80 == 0 else { continue }
-            if isFirst {
-                let (root, second): (UInt64, UInt64) = value < 40 ? (0, value) : value < 80 ? (1, value - 40) : (2, value - 80)
-                text += String(root) + "." + String(second)
-                isFirst = false
-            } else {
-                text += "." + String(value)
+        // Spelled as it is decoded, digit by digit into one buffer: every SOD, certificate and
+        // CMS structure names a dozen of them, in every dump of a batch. An arc of at most 64
+        // bits has at most 20 digits; each content octet adds at most one arc.
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: content.count * 21 + 2) { buffer in
+            var length = 0
+            func append(_ arc: UInt64) {
+                var digits: (UInt64, Int) = (1, 1)
+                while digits.0 <= arc / 10 { digits = (digits.0 * 10, digits.1 + 1) }
+                var rest = arc
+                var unit = digits.0
+                for _ in 0..<digits.1 {
+                    buffer[length] = UInt8(ascii: "0") + UInt8(rest / unit)
+                    rest %= unit
+                    unit /= 10
+                    length += 1
+                }
             }
-            value = 0
+            var value: UInt64 = 0
+            var isFirst = true
+            for byte in content {
+                guard value >> 57 == 0 else { throw TLVError.missing("an object identifier arc that fits 64 bits") }
+                value = value << 7 | UInt64(byte & 0x7F)
+                guard byte & 0x80 == 0 else { continue }
+                if isFirst {
+                    let (root, second): (UInt64, UInt64) = value < 40 ? (0, value) : value < 80 ? (1, value - 40) : (2, value - 80)
+                    append(root)
+                    buffer[length] = UInt8(ascii: ".")
+                    length += 1
+                    append(second)
+                    isFirst = false
+                } else {
+                    buffer[length] = UInt8(ascii: ".")
+                    length += 1
+                    append(value)
+                }
+                value = 0
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<length]), as: UTF8.self)
         }
-        return text
     }
 
     /// Content octets of an object identifier in dotted form.

@@ -69,7 +69,7 @@ VIRVI VNMVN VUTVU WLFWF WSMWS YEMYE ZAFZA ZMBZM ZWEZW
     /// as in ICAO's test state UTO) names the same state as an MRZ code.
     public static func matches(certificateCountry: String, mrzCode: String) -> Bool {
         let cert = certificateCountry.uppercased()
-        let mrz = mrzCode.replacing("<", with: "").uppercased()
+        let mrz = mrzCode.filter { $0 != "<" }.uppercased()
         return cert == mrz || alpha2(fromMRZ: mrz) == cert
     }
 }

@@ -45,24 +45,29 @@ public final class BatchVerifier: @unchecked Sendable {
 
     /// Outcomes in the order of `paths`.
     public func verify(_ paths: [String]) -> [BatchOutcome] {
+        verify(paths.map { DumpLocation(path: $0) })
+    }
+
+    /// Outcomes in the order of `dumps`.
+    public func verify(_ dumps: [DumpLocation]) -> [BatchOutcome] {
         let start = DispatchTime.now().uptimeNanoseconds
-        let slots = UnsafeMutableBufferPointer<BatchOutcome?>.allocate(capacity: paths.count)
+        let slots = UnsafeMutableBufferPointer<BatchOutcome?>.allocate(capacity: dumps.count)
         slots.initialize(repeating: nil)
         defer { slots.deallocate() }
         // Each iteration writes only its own slot.
         nonisolated(unsafe) let output = slots
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            output[index] = verifyOne(paths[index])
+        DispatchQueue.concurrentPerform(iterations: dumps.count) { index in
+            output[index] = verifyOne(dumps[index])
         }
         seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return slots.map { $0! }
     }
 
-    func verifyOne(_ path: String) -> BatchOutcome {
+    func verifyOne(_ location: DumpLocation) -> BatchOutcome {
         let start = DispatchTime.now().uptimeNanoseconds
         let result: BatchOutcome.Result
         do {
-            let dump = try DumpSource.read(URL(fileURLWithPath: path))
+            let dump = try DumpSource.read(location)
             var report = PassiveAuthentication.verify(files: dump.files, trust: trust, at: at, documentSigners: documentSigners)
             DumpVerifier.checkManifest(dump, &report)
             DumpVerifier.recheckActiveAuthentication(dump, &report)
@@ -70,40 +75,46 @@ public final class BatchVerifier: @unchecked Sendable {
         } catch {
             result = .unreadable(error)
         }
-        return BatchOutcome(path: path, result: result, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return BatchOutcome(path: location.path, result: result, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
 }
 
 /// Finds dumps under a folder: every folder holding an EF.SOD (any naming style; not searched
 /// further) and every NFCPassportReader JSON export. Sorted by path. Symbolic links to folders
-/// are not followed (as `find` does not): a link back up the tree would never end.
+/// are not followed (as `find` does not): a link back up the tree would never end. Each folder
+/// is listed once: a dump folder's listing goes with it to the reader.
 public enum DumpDiscovery {
     static let sodNames: Set<String> = Set(([LDSFile.sod.fileName] + LDSFile.sod.alternativeFileNames).map { $0.lowercased() })
 
     public static func dumps(under folder: URL) throws -> [String] {
+        try locations(under: folder).map(\.path)
+    }
+
+    public static func locations(under folder: URL) throws -> [DumpLocation] {
         guard DumpFileReader.isFolder(folder) == true else { throw DumpError.notAFolder(folder.path) }
-        var found: [String] = []
-        var pending = [folder]
+        var found: [DumpLocation] = []
+        var pending = [folder.path]
         while let current = pending.popLast() {
-            let names = try DumpFileReader.names(in: current).filter { !$0.hasPrefix(".") }.sorted()
-            if names.contains(where: { sodNames.contains($0.lowercased()) }) {
-                found.append(current.path)
+            let listing = try DumpFileReader.listing(of: current)
+            let entries = listing.entries.filter { !$0.name.hasPrefix(".") }.sorted { $0.name < $1.name }
+            if entries.contains(where: { sodNames.contains($0.name.lowercased()) }) {
+                found.append(DumpLocation(path: current, listing: listing))
                 continue
             }
-            for name in names {
-                let url = current.appendingPathComponent(name)
-                if isRealFolder(url) {
-                    pending.append(url)
-                } else if name.lowercased().hasSuffix(".json"), NFCPassportReaderExport.isExport(at: url) {
-                    found.append(url.path)
+            for entry in entries {
+                let path = Paths.join(current, entry.name)
+                if entry.kind == .folder || (entry.kind == .unknown && isRealFolder(path)) {
+                    pending.append(path)
+                } else if entry.name.lowercased().hasSuffix(".json"), NFCPassportReaderExport.isExport(at: URL(fileURLWithPath: path)) {
+                    found.append(DumpLocation(path: path))
                 }
             }
         }
-        return found.sorted()
+        return found.sorted { $0.path < $1.path }
     }
 
-    static func isRealFolder(_ url: URL) -> Bool {
+    static func isRealFolder(_ path: String) -> Bool {
         var status = stat()
-        return lstat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 }

@@ -174,23 +174,26 @@ public struct AlgorithmIdentifier: Sendable, Equatable {
 
 /// UTCTime / GeneralizedTime (the forms CMS signingTime uses: Z, optional seconds).
 enum ASN1Time {
+    /// A UTCTime (tag 0x17, YYMMDDhhmm[ss]Z, YY < 50 being 20YY) or GeneralizedTime
+    /// (YYYYMMDDhhmm[ss][.fff]Z) in UTC; nil for anything else. Read from the bytes with integer
+    /// arithmetic: a Gregorian Calendar per certificate and signing time was a visible share of a
+    /// batch verification.
     static func parse(tag: UInt32, _ value: ArraySlice<UInt8>) -> Date? {
-        var text = String(decoding: value, as: UTF8.self)
-        guard text.hasSuffix("Z") else { return nil }
-        text.removeLast()
-        if tag == 0x17 { // UTCTime: YY < 50 → 20YY
-            guard let yy = Int(text.prefix(2)) else { return nil }
-            text = (yy < 50 ? "20" : "19") + text
+        guard value.last == UInt8(ascii: "Z") else { return nil }
+        var digits = value.dropLast()
+        if let dot = digits.firstIndex(of: UInt8(ascii: ".")) { digits = digits[..<dot] }
+        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        var position = digits.startIndex
+        func number(_ width: Int) -> Int {
+            defer { position += width }
+            return digits[position..<position + width].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
         }
-        if let dot = text.firstIndex(of: ".") { text = String(text[..<dot]) }
-        if text.count == 12 { text += "00" }
-        guard text.count == 14, text.allSatisfy(\.isNumber) else { return nil }
-        let n = text.map { Int(String($0))! }
-        func num(_ r: Range<Int>) -> Int { n[r].reduce(0) { $0 * 10 + $1 } }
-        var components = DateComponents()
-        components.year = num(0..<4); components.month = num(4..<6); components.day = num(6..<8)
-        components.hour = num(8..<10); components.minute = num(10..<12); components.second = num(12..<14)
-        components.timeZone = TimeZone.gmt
-        return Calendar(identifier: .gregorian).date(from: components)
+        let yearWidth = tag == 0x17 ? 2 : 4
+        guard digits.count == yearWidth + 8 || digits.count == yearWidth + 10 else { return nil }
+        var year = number(yearWidth)
+        if tag == 0x17 { year += year < 50 ? 2000 : 1900 }
+        let month = number(2), day = number(2), hour = number(2), minute = number(2)
+        let second = position < digits.endIndex ? number(2) : 0
+        return utcDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 }

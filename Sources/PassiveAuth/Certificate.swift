@@ -36,6 +36,18 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
     /// The subject's SubjectPublicKeyInfo (DER, header included).
     public var subjectPublicKeyInfoDER: [UInt8] { Array(subjectPublicKeyInfo.encoded) }
 
+    /// What reports say of it, spelled once: a Document Signer signs thousands of the dumps of
+    /// a batch, and its names and key were spelled again for each.
+    public var info: CertificateInfo {
+        infoSpelled.withLock { spelled in
+            if let spelled { return spelled }
+            let info = CertificateInfo(self)
+            spelled = info
+            return info
+        }
+    }
+    private let infoSpelled = Mutex<CertificateInfo?>(nil)
+
     public init(der: [UInt8], source: String = "") throws {
         var pointer: UnsafePointer<UInt8>? = nil
         let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
@@ -188,17 +200,28 @@ extension Certificate {
     /// OpenSSL 3.0's key decoding in d2i_X509 is the largest single cost of a verification.
     /// Keyed by the whole DER: only identical bytes share a parse; certificates are immutable.
     static func fromSecurityObject(_ der: [UInt8]) throws -> Certificate {
-        if let known = securityObjectCertificates.withLock({ $0[der] }) { return known }
+        let key = DERKey(der: der)
+        if let known = securityObjectCertificates.withLock({ $0[key] }) { return known }
         let certificate = try Certificate(der: der, source: "EF.SOD")
         securityObjectCertificates.withLock { cache in
             if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
-            cache[der] = certificate
+            cache[key] = certificate
         }
         return certificate
     }
 }
 
-private let securityObjectCertificates = Mutex<[[UInt8]: Certificate]>([:])
+/// DER bytes as a dictionary key, hashed at once: an array of bytes hashes itself byte by byte,
+/// which for a 1 KB certificate costs more than the lookup it serves.
+struct DERKey: Hashable {
+    let der: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        der.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+private let securityObjectCertificates = Mutex<[DERKey: Certificate]>([:])
 
 /// A certificate revocation list held by OpenSSL.
 public final class RevocationList: @unchecked Sendable {

@@ -214,7 +214,7 @@ public enum PassiveAuthentication {
             report.fail("The Document Signer certificate is neither in \(object), nor supplied (--dsc), nor in the trust store: the signature cannot be checked.")
             return nil
         }
-        report.documentSigner = CertificateInfo(dsc)
+        report.documentSigner = dsc.info
         guard let content = cms.content else {
             report.fail("\(object) has no encapsulated content.")
             return nil
@@ -301,7 +301,7 @@ public enum PassiveAuthentication {
         let time = report.validityTime
         // Prefer a CSCA valid at the time; among those, a self-signed one over a link certificate.
         let csca = signing.first { $0.isValid(at: time) && $0.isSelfIssued } ?? signing.first { $0.isValid(at: time) } ?? signing[0]
-        report.csca = CertificateInfo(csca)
+        report.csca = csca.info
         let failuresBefore = report.failures.count
         for problem in documentSignerProfileProblems(dsc, csca: csca) {
             report.fail("The Document Signer certificate does not follow the ICAO 9303-12 profile: \(problem).")

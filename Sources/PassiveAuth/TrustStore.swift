@@ -26,13 +26,8 @@ public final class TrustStore: @unchecked Sendable {
     private let dscSignatureCache = Mutex<[DSCSignature: Bool]>([:])
 
     private struct DSCSignature: Hashable {
-        let dsc: [UInt8]
+        let dsc: DERKey
         let csca: Swift.ObjectIdentifier
-
-        func hash(into hasher: inout Hasher) {
-            dsc.withUnsafeBytes { hasher.combine(bytes: $0) }   // the DER at once, not byte by byte
-            hasher.combine(csca)
-        }
     }
 
     public init() {}
@@ -46,7 +41,7 @@ public final class TrustStore: @unchecked Sendable {
     }
 
     func certificate(_ dsc: Certificate, isSignedBy csca: Certificate) -> Bool {
-        let key = DSCSignature(dsc: dsc.der, csca: Swift.ObjectIdentifier(csca))
+        let key = DSCSignature(dsc: DERKey(der: dsc.der), csca: Swift.ObjectIdentifier(csca))
         if let known = dscSignatureCache.withLock({ $0[key] }) { return known }
         let result = dsc.isSigned(by: csca)
         dscSignatureCache.withLock { $0[key] = result }

@@ -15,14 +15,25 @@ public enum DigestAlgorithm: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// OpenSSL's implementation of the algorithm.
+    /// OpenSSL's implementation of the algorithm, fetched once per process: a legacy
+    /// `EVP_sha256()` makes OpenSSL 3 look the implementation up again on every use (a lock and a
+    /// search of its method store per digest), a cost a batch verification paid eight times a dump.
     package var evp: OpaquePointer? {
         switch self {
-        case .sha1: return EVP_sha1()
-        case .sha224: return EVP_sha224()
-        case .sha256: return EVP_sha256()
-        case .sha384: return EVP_sha384()
-        case .sha512: return EVP_sha512()
+        case .sha1: return fetchedSHA1
+        case .sha224: return fetchedSHA224
+        case .sha256: return fetchedSHA256
+        case .sha384: return fetchedSHA384
+        case .sha512: return fetchedSHA512
         }
     }
 }
+
+// Fetched implementations are immutable and may be shared between threads (OpenSSL 3's
+// threading rules); they are kept for the life of the process.
+nonisolated(unsafe) private let fetchedSHA1 = EVP_MD_fetch(nil, "SHA1", nil)
+nonisolated(unsafe) private let fetchedSHA224 = EVP_MD_fetch(nil, "SHA224", nil)
+nonisolated(unsafe) private let fetchedSHA256 = EVP_MD_fetch(nil, "SHA256", nil)
+nonisolated(unsafe) private let fetchedSHA384 = EVP_MD_fetch(nil, "SHA384", nil)
+nonisolated(unsafe) private let fetchedSHA512 = EVP_MD_fetch(nil, "SHA512", nil)
+

@@ -40,7 +40,7 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         if isSingle { try runSingle(); return }
         do {
-            let paths = try dumps + recursive.flatMap { try DumpDiscovery.dumps(under: URL(fileURLWithPath: $0)) }
+            let paths = try dumps.map { DumpLocation(path: $0) } + recursive.flatMap { try DumpDiscovery.locations(under: URL(fileURLWithPath: $0)) }
             guard !paths.isEmpty else { throw ValidationError("No dumps found under \(recursive.joined(separator: ", ")).") }
             let trust = try trustOptions.sources.load()
             let documentSigners = try dscs.flatMap { try Certificate.load(file: URL(fileURLWithPath: $0)) }

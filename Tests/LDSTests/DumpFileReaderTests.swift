@@ -1,5 +1,6 @@
 import Foundation
 import LDS
+import LocalFiles
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -91,5 +92,53 @@ import Glibc
         #expect(FileSizeLimits.export > (FileSizeLimits.dumpFolder - 2 * FileSizeLimits.recordFile) * 4 / 3)
         #expect(FileSizeLimits.describe(1 << 20) == "1 MiB" && FileSizeLimits.describe(64 << 10) == "64 KiB")
         #expect(FileSizeLimits.describe(FileSizeLimits.export) == "15.7 MiB" && FileSizeLimits.describe(100) == "100 bytes")
+    }
+
+    /// A folder's listing gives each entry's kind from the folder itself (no stat per name), and
+    /// reading a dump from a listing judges each entry as reading by path does: a regular file is
+    /// read relative to the folder, a link inside it is followed, a named pipe is refused by kind.
+    @Test func listingsGiveKindsAndReadAsPathsDo() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data([0x60, 0x00]).write(to: root.appendingPathComponent("COM.bin"))
+        try Data([0x61, 0x01, 0x05]).write(to: root.appendingPathComponent("real"))
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("dg1.BIN").path, withDestinationPath: "real")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: false)
+        #expect(mkfifo(root.appendingPathComponent("fifo").path, 0o600) == 0)
+        let listing = try DumpFileReader.listing(of: root.path)
+        let kinds = Dictionary(uniqueKeysWithValues: listing.entries.map { ($0.name, $0.kind) })
+        #expect(kinds == ["COM.bin": .regular, "real": .regular, "dg1.BIN": .symbolicLink, "sub": .folder, "fifo": .other])
+        let dump = try DumpFolder(listing: listing)
+        #expect(dump.files == [.com: [0x60, 0x00], .dataGroup(1): [0x61, 0x01, 0x05]])
+        #expect(dump.path == root.path)
+
+        #expect(mkfifo(root.appendingPathComponent("DG2.bin").path, 0o600) == 0)
+        let pipe = root.appendingPathComponent("DG2.bin").path
+        #expect(throws: DumpFileError.notARegularFile(path: pipe, kind: "a named pipe")) {
+            try DumpFolder(listing: DumpFileReader.listing(of: root.path))
+        }
+        #expect(throws: DumpFileError.unreadable(path: root.appendingPathComponent("none").path, reason: "No such file or directory")) {
+            try DumpFileReader.listing(of: root.appendingPathComponent("none").path)
+        }
+    }
+
+    /// Of two spellings of one file the plain name wins, whatever the listing's order; of two
+    /// names that differ only in case, the first listed; the BSI name before the FID one.
+    @Test func thePlainSpellingIsPreferred() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let contents: [String: [UInt8]] = ["Datagroup1.bin": [1], "DG1.bin": [2], "ef0101.bin": [3], "dg1.bin": [4]]
+        for (name, bytes) in contents { try Data(bytes).write(to: root.appendingPathComponent(name)) }
+        func dg1(_ names: [String]) throws -> [UInt8]? {
+            let listing = FolderListing(path: root.path, entries: names.map { FolderListing.Entry(name: $0, kind: .regular) })
+            return try DumpFolder(listing: listing).files[.dataGroup(1)]
+        }
+        #expect(try dg1(["Datagroup1.bin", "dg1.bin", "DG1.bin"]) == [4])
+        #expect(try dg1(["Datagroup1.bin", "DG1.bin", "dg1.bin"]) == [2])
+        #expect(try dg1(["ef0101.bin", "Datagroup1.bin"]) == [1])
+        #expect(try dg1(["ef0101.bin"]) == [3])
+        #expect(DumpFolder.sizeLimit(forName: "EF_SOD.BIN") == FileSizeLimits.limit(for: .sod))
+        #expect(DumpFolder.sizeLimit(forName: "MANIFEST.json") == FileSizeLimits.recordFile)
+        #expect(DumpFolder.sizeLimit(forName: "notes.txt") == nil)
     }
 }

@@ -38,4 +38,61 @@ import Testing
         #expect(iso8601(Date(timeIntervalSince1970: -12_219_292_800)) == "1582-10-15T00:00:00Z")
         #expect(iso8601(Date(timeIntervalSince1970: -12_219_379_200)) == "1582-10-14T00:00:00Z")
     }
+
+    /// `utcDate` against Foundation's Gregorian calendar in UTC, the peer ASN.1 times were read
+    /// with: 2000 seeded dates from 1583 to 9999, days, hours, minutes and seconds past their
+    /// range included (the calendar carries them into the next unit, and so must `utcDate`).
+    @Test func utcDatesAreFoundationsGregorianDates() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ range: ClosedRange<Int>) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return range.lowerBound + Int((state >> 33) % UInt64(range.count))
+        }
+        for _ in 0..<2000 {
+            let (year, month, day) = (next(1583...9999), next(1...12), next(1...31))
+            let (hour, minute, second) = (next(0...24), next(0...59), next(0...60))
+            let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            #expect(utcDate(year: year, month: month, day: day, hour: hour, minute: minute, second: second) == calendar.date(from: components),
+                    "\(year)-\(month)-\(day) \(hour):\(minute):\(second)")
+        }
+        #expect(utcDate(year: 2024, month: 13, day: 1, hour: 0, minute: 0, second: 0) == nil)
+        #expect(utcDate(year: 2024, month: 0, day: 1, hour: 0, minute: 0, second: 0) == nil)
+        #expect(utcDate(year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0) == Date(timeIntervalSince1970: 0))
+    }
+}
+
+/// Object identifiers spelled from their encoding: published encodings (RFC 5280's, ICAO's),
+/// the largest arcs that fit 64 bits, and round trips through `encode` from a fixed seed.
+@Suite struct ObjectIdentifierSpelling {
+    @Test func knownEncodingsAreSpelled() throws {
+        #expect(try ObjectIdentifier.dotted([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x0B]) == "1.2.840.113549.1.1.11")
+        #expect(try ObjectIdentifier.dotted([0x67, 0x81, 0x08, 0x01, 0x01, 0x01]) == "2.23.136.1.1.1")
+        #expect(try ObjectIdentifier.dotted([0x55, 0x1D, 0x0E]) == "2.5.29.14")
+        #expect(try ObjectIdentifier.dotted([0x00]) == "0.0")
+        #expect(try ObjectIdentifier.dotted([0x27]) == "0.39")
+        #expect(try ObjectIdentifier.dotted([0x28]) == "1.0")
+        #expect(try ObjectIdentifier.dotted([0x50]) == "2.0")
+        let largest: [UInt8] = [0x81, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]   // 2^64 - 1
+        #expect(try ObjectIdentifier.dotted(ArraySlice([0x2A] + largest)) == "1.2.18446744073709551615")
+        #expect(try ObjectIdentifier.dotted(ArraySlice(largest)) == "2.18446744073709551535")
+        #expect(throws: (any Error).self) { try ObjectIdentifier.dotted([0x2A, 0x86]) }
+        #expect(throws: (any Error).self) { try ObjectIdentifier.dotted([0x82, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]) }
+    }
+
+    @Test func spellingsRoundTripThroughTheirEncoding() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+        for _ in 0..<500 {
+            let root = next() % 3
+            let second = root < 2 ? next() % 40 : next() % 1_000_000
+            let rest = (0..<Int(next() % 8)).map { _ in next() >> (next() % 64) }
+            let text = ([root, second] + rest).map(String.init).joined(separator: ".")
+            #expect(try ObjectIdentifier.dotted(ArraySlice(ObjectIdentifier.encode(text))) == text)
+        }
+    }
 }

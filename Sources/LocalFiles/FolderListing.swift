@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The names in a folder with each entry's kind as the folder itself records it (readdir's
+/// d_type), so that a caller can skip what is not a regular file, or descend into folders,
+/// without one stat per name. A file system that does not record kinds gives `.unknown`: the
+/// caller then looks at that entry itself.
+public struct FolderListing: Sendable {
+    public enum Kind: Sendable, Equatable {
+        case regular, folder, symbolicLink, other, unknown
+    }
+
+    public struct Entry: Sendable, Equatable {
+        public let name: String
+        public let kind: Kind
+        public init(name: String, kind: Kind) {
+            self.name = name
+            self.kind = kind
+        }
+    }
+
+    /// The folder as it was named.
+    public let path: String
+    /// Every entry but `.` and `..`, in the order the folder gives them.
+    public let entries: [Entry]
+
+    /// Why a folder could not be listed: the system's reason, in words.
+    public struct ReadError: Error, Equatable, Sendable {
+        public let path: String
+        public let reason: String
+    }
+
+    public init(path: String) throws(ReadError) {
+        guard let folder = opendir(path) else { throw ReadError(path: path, reason: String(cString: strerror(errno))) }
+        defer { closedir(folder) }
+        var entries: [Entry] = []
+        while true {
+            errno = 0   // readdir's end and its failure differ only in errno
+            guard let entry = readdir(folder) else {
+                if errno != 0 { throw ReadError(path: path, reason: String(cString: strerror(errno))) }
+                break
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { entries.append(Entry(name: name, kind: Self.kind(entry.pointee.d_type))) }
+        }
+        self.path = path
+        self.entries = entries
+    }
+
+    /// A listing made elsewhere (tests, an upload's names).
+    public init(path: String, entries: [Entry]) {
+        self.path = path
+        self.entries = entries
+    }
+
+    static func kind(_ type: UInt8) -> Kind {
+        switch Int32(type) {
+        case Int32(DT_REG): return .regular
+        case Int32(DT_DIR): return .folder
+        case Int32(DT_LNK): return .symbolicLink
+        case Int32(DT_UNKNOWN): return .unknown
+        default: return .other
+        }
+    }
+}
