@@ -68,7 +68,7 @@ let package = Package(
         // Data: BER-TLV/DER and the files of the logical data structure.
         .target(name: "LDS", dependencies: ["JSONCore", "TextSupport", "MRZ", "PassportCrypto", "LocalFiles"]),
         // Trust: CMS, X.509, master lists, CRLs, the trust store, dump verification.
-        .target(name: "PassiveAuth", dependencies: ["TextSupport", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "LocalFiles"]),
+        .target(name: "PassiveAuth", dependencies: ["JSONCore", "TextSupport", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "LocalFiles"]),
         // Chip: transports, then the protocols spoken over them.
         .target(name: "CardIO", dependencies: ["TextSupport", "CPCSCLite", "CNFC", "LibraryLoading"]),
         .target(name: "ChipProtocols", dependencies: ["LocalFiles", "TextSupport", "CardIO", "LDS", "MRZ", "PassportCrypto", "COpenSSL", "CEAC", "LibraryLoading"]),
@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLeptonica", "LibraryLoading", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "JSONCore", "Credentials", "PassportCrypto", "TestSupport"]),
-        .testTarget(name: "PassportKitTests", dependencies: ["PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
+        .testTarget(name: "PassportKitTests", dependencies: ["JSONCore", "PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
         .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
         .testTarget(name: "DeskTests", dependencies: ["Desk", "PassportKit", "LDS", "TestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "CardIO", "PassportKit", "TestSupport"]),

@@ -33,13 +33,14 @@ extension JSON {
     }
 }
 
-private struct Writer {
+/// Also writes `JSON.encoded`'s values (JSONEncoding.swift).
+struct Writer {
     let style: JSON.Style
     var out: [UInt8] = []
 
-    init(style: JSON.Style) {
+    init(style: JSON.Style, capacity: Int = 256) {
         self.style = style
-        out.reserveCapacity(256)
+        out.reserveCapacity(capacity)
     }
 
     mutating func write(_ value: Any, indent: Int) throws(JSON.ValueError) {
@@ -96,24 +97,32 @@ private struct Writer {
         }
     }
 
+    /// Runs of bytes that need no escape are copied whole (most strings are one run).
     mutating func writeString(_ text: String) {
         out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "/") where style.contains(.escapingSlashes): append("\\/")
-            case 0x08: append("\\b")
-            case 0x0C: append("\\f")
-            case 0x0A: append("\\n")
-            case 0x0D: append("\\r")
-            case 0x09: append("\\t")
-            case 0..<0x20:
-                append("\\u00")
-                out.append(Self.hexDigit(byte >> 4))
-                out.append(Self.hexDigit(byte & 0x0F))
-            default: out.append(byte)
+        let slashes = style.contains(.escapingSlashes)
+        var text = text
+        text.withUTF8 { bytes in
+            var run = 0
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (byte == UInt8(ascii: "/") && slashes) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                run = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case UInt8(ascii: "/"): append("\\/")
+                case 0x08: append("\\b")
+                case 0x0C: append("\\f")
+                case 0x0A: append("\\n")
+                case 0x0D: append("\\r")
+                case 0x09: append("\\t")
+                default:
+                    append("\\u00")
+                    out.append(Self.hexDigit(byte >> 4))
+                    out.append(Self.hexDigit(byte & 0x0F))
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         out.append(UInt8(ascii: "\""))
     }

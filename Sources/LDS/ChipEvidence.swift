@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONCore
 
 /// What a scan saw of the chip's authenticity, saved as `evidence.json` beside the files so that
 /// a dump can be judged again offline: the Active Authentication challenge and answer (checked
@@ -144,9 +145,7 @@ public struct ChipEvidence: Codable, Sendable, Equatable {
     }
 
     public var json: [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return [UInt8]((try? encoder.encode(self)) ?? Data("{}".utf8))
+        (try? JSON.encoded(self, style: [.prettyPrinted, .sortedKeys])) ?? Array("{}".utf8)
     }
 }
 

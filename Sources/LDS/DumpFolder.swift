@@ -1,6 +1,7 @@
 import LocalFiles
 import FoundationEssentials
 import PassportCrypto
+import JSONCore
 
 /// A recorded chip: one file per elementary file plus `manifest.json` (ARCHITECTURE.md).
 /// Reading accepts the plain (`DG1.bin`), BSI (`Datagroup1.bin`) and FID (`ef0101.bin`) styles.
@@ -154,9 +155,8 @@ public struct DumpFolder: Sendable {
                 try PrivateFiles.write(bytes, to: temporary.appendingPathComponent(file.fileName))
             }
             if let evidence { try PrivateFiles.write(evidence, to: temporary.appendingPathComponent(ChipEvidence.fileName)) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try PrivateFiles.write(encoder.encode(manifest), to: temporary.appendingPathComponent(manifestName))
+            // JSONEncoder's bytes with [.prettyPrinted, .sortedKeys] (slashes escaped).
+            try PrivateFiles.write(JSON.encoded(manifest, style: [.prettyPrinted, .sortedKeys, .escapingSlashes]), to: temporary.appendingPathComponent(manifestName))
             do { try fm.moveItem(at: temporary, to: destination) } catch { throw PrivateFiles.WriteError(path: destination.path, error) }
         } catch {
             try? fm.removeItem(at: temporary)

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TextSupport
 import LDS
+import JSONCore
 import Synchronization
 import LocalFiles
 
@@ -222,11 +223,11 @@ extension TrustDirectory {
             let folder = url.appendingPathComponent(generation)
             try wrap(url) {
                 try fm.createDirectory(at: folder.appendingPathComponent("countries"), withIntermediateDirectories: true)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                try encoder.encode(snapshot.catalog).write(to: folder.appendingPathComponent("catalog.json"))
+                // JSONEncoder's bytes with [.sortedKeys] (slashes escaped).
+                let style: JSON.Style = [.sortedKeys, .escapingSlashes]
+                try Data(JSON.encoded(snapshot.catalog, style: style)).write(to: folder.appendingPathComponent("catalog.json"))
                 for (country, index) in snapshot.countries {
-                    try encoder.encode(index).write(to: folder.appendingPathComponent("countries/\(country).json"))
+                    try Data(JSON.encoded(index, style: style)).write(to: folder.appendingPathComponent("countries/\(country).json"))
                 }
             }
             try writeAtomically(Data(generation.utf8), to: url.appendingPathComponent(currentName))

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSONCore
 
 /// One line of `passport verify DUMP… --json` for a dump that could not be read
 /// (docs/schemas/verify-line.schema.json; a dump that was verified gets a `VerifyReport` line).
@@ -16,8 +17,6 @@ public struct VerifyLineError: Codable, Sendable, Equatable {
 extension ReportEncoding {
     /// One report on one line (JSON Lines), keys sorted as in `data`.
     public static func line(_ report: some Encodable) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(report)
+        Data(try JSON.encoded(report, style: [.sortedKeys]))
     }
 }
