@@ -50,26 +50,19 @@ public enum DumpFileReader {
         return try readOpened(descriptor, shown: shown, limit: limit)
     }
 
-    /// `read` of an entry of `listing`, whose folder is open as `folder` (`withFolder`). An entry
-    /// the listing says is a regular file is opened relative to the folder, without a look at its
-    /// path first; links and entries of unknown kind are looked at by path as `read(path:)` does.
-    public static func read(_ entry: FolderListing.Entry, of listing: FolderListing, folder: Int32, limit: Int) throws -> [UInt8] {
-        let shown = Paths.join(listing.path, entry.name)
+    /// `read` of an entry of `listing`. An entry the listing says is a regular file is opened
+    /// without a look at its path first (and checked on the open file); links and entries of
+    /// unknown kind are looked at by path as `read(path:)` does. Opened by its whole path: holding
+    /// the folder open to open names relative to it cost more than the longer path walks.
+    public static func read(_ entry: FolderListing.Entry, of listing: FolderListing, limit: Int) throws -> [UInt8] {
+        let path = Paths.join(listing.path, entry.name)
         guard entry.kind == .regular else {
-            return try read(path: shown, limit: limit, inside: URL(fileURLWithPath: listing.path))
+            return try read(path: path, limit: limit, inside: URL(fileURLWithPath: listing.path))
         }
-        let descriptor = openat(folder, entry.name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        return try readOpened(descriptor, shown: shown, limit: limit)
-    }
-
-    /// `body` with `path` open as a folder to open files relative to.
-    public static func withFolder<Result>(_ path: String, _ body: (Int32) throws -> Result) throws -> Result {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw DumpFileError.unreadable(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
-        return try body(descriptor)
+        return try readOpened(descriptor, shown: path, limit: limit)
     }
 
     /// The bytes of an open file, checked to be a regular file of at most `limit` bytes first.

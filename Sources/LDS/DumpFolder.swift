@@ -29,12 +29,10 @@ public struct DumpFolder: Sendable {
     }
 
     /// Reads the recognised files of the folder `listing` lists (a batch's discovery listed it
-    /// already): regular files are opened relative to the folder, with no look at each path first.
+    /// already): regular files are opened with no look at each path first.
     public init(listing: FolderListing) throws {
-        self = try DumpFileReader.withFolder(listing.path) { folder in
-            try DumpFolder(path: listing.path, entries: listing.entries) { entry, limit in
-                try DumpFileReader.read(entry, of: listing, folder: folder, limit: limit)
-            }
+        try self.init(path: listing.path, entries: listing.entries) { entry, limit in
+            try DumpFileReader.read(entry, of: listing, limit: limit)
         }
     }
 
@@ -85,6 +83,7 @@ public struct DumpFolder: Sendable {
     private init(path: String, entries: [FolderListing.Entry],
                  read: (FolderListing.Entry, Int) throws -> [UInt8]) throws {
         var chosen: [LDSFile: (entry: FolderListing.Entry, preference: Int)] = [:]
+        chosen.reserveCapacity(entries.count)
         var manifestEntry: FolderListing.Entry?
         var evidenceEntry: FolderListing.Entry?
         for entry in entries {
@@ -98,6 +97,7 @@ public struct DumpFolder: Sendable {
             }
         }
         var files: [LDSFile: [UInt8]] = [:]
+        files.reserveCapacity(chosen.count)
         for file in LDSFile.all {
             guard let entry = chosen[file]?.entry else { continue }
             files[file] = try read(entry, FileSizeLimits.limit(for: file))
