@@ -20,8 +20,8 @@ import hashlib
 import logging
 import os
 
-from Crypto.Cipher import AES
-from Crypto.Hash import CMAC
+from Cryptodome.Cipher import AES
+from Cryptodome.Hash import CMAC
 
 from der import integer, oid, oid_text, parse_tlvs, sequence, tlv
 
