@@ -131,13 +131,16 @@ def setup(files, ca_key_file, wrong_key=False, log_=log):
         raise ValueError("--quirk eac2: the Chip Authentication key %s does not match CardSecurity.bin" % path)
     parameter_id = standardized_parameter_id(held)
     (_, offered, _), = parse_tlvs(files["CardAccess"])
-    announced = offered + b"".join(security_infos(key_id, parameter_id))
+    # SecurityInfos is a DER SET OF: its elements in ascending order of their encodings (X.690
+    # 11.6). Order-sensitive readers depend on it: OpenPACE 1.1.2 takes the keyId of a
+    # ChipAuthenticationPublicKeyInfo from a ChipAuthenticationInfo it must have read before.
+    announced = b"".join(sorted([raw for _, _, raw in parse_tlvs(offered)] + security_infos(key_id, parameter_id)))
     files["CardAccess"] = tlv(0x31, announced)
     # EF.CardSecurity repeats EF.CardAccess; its own version 1 ChipAuthenticationInfo goes.
     (_, held_set, _), = parse_tlvs(held)
     kept = [raw for _, value, raw in parse_tlvs(held_set) if not is_ca_info_v1(value)]
     added = [raw for _, _, raw in parse_tlvs(announced) if raw not in kept]
-    files["CardSecurity"] = testsigners.sign_card_security(tlv(0x31, b"".join(kept + added)), "dsc-UTO")
+    files["CardSecurity"] = testsigners.sign_card_security(tlv(0x31, b"".join(sorted(kept + added))), "dsc-UTO")
     chip = ChipAuthenticationV2(private, public, key_id, wrong_key=wrong_key)
     log_.info("EAC version 2 (--quirk eac2): Chip Authentication %s", chip.describe())
     return chip
