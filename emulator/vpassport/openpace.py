@@ -2,10 +2,11 @@
 
 Only what the virtual chip (and the test terminals) need. The struct layouts
 below follow /usr/include/eac/eac.h of libeac-dev 1.1.2 (EAC_CTX, PACE_CTX,
-KA_CTX); the code reaches into them for four things OpenPACE has no function
-for: the chip's mapping private key (PACE-CAM), the session keys (logging and
-the test terminal's own secure messaging), replacing the protocol NID (IM and
-CAM, see pace.py) and installing an ICAO Integrated Mapping generator.
+CA_CTX, KA_CTX); the code reaches into them for four things OpenPACE has no
+function for: the chip's mapping private key (PACE-CAM), the session keys
+(logging, the test terminal's own secure messaging, the self-test's comparison
+of Chip Authentication keys), replacing the protocol NID (IM and CAM, see
+pace.py) and installing an ICAO Integrated Mapping generator.
 
 Everything is loaded lazily; `available()` says whether libeac3 is installed.
 """
@@ -21,7 +22,7 @@ LIBCRYPTO = "libcrypto.so.3"
 # enum s_type (pace.h)
 PACE_MRZ, PACE_CAN, PACE_PIN, PACE_PUK, PACE_RAW = 1, 2, 3, 4, 5
 # EAC_CTX_set_encryption_ctx ids (eac.h)
-EAC_ID_PACE = 0
+EAC_ID_PACE, EAC_ID_CA = 0, 1
 EAC_TR_VERSION_2_02 = 2
 POINT_CONVERSION_UNCOMPRESSED = 4
 
@@ -51,11 +52,17 @@ class PACE_CTX(Structure):
                 ("nonce", POINTER(BUF_MEM)), ("my_eph_pubkey", POINTER(BUF_MEM))]
 
 
+class CA_CTX(Structure):
+    # version: "(currently unused)" in 1.1.2; OpenPACE implements version 2 only
+    _fields_ = [("version", c_ubyte), ("protocol", c_int), ("id", c_int), ("flags", c_int),
+                ("ka_ctx", POINTER(KA_CTX)), ("lookup_csca_cert", c_void_p)]
+
+
 class EAC_CTX(Structure):
     _fields_ = [("tr_version", c_int), ("bn_ctx", c_void_p), ("md_ctx", c_void_p),
                 ("cipher_ctx", c_void_p), ("pace_ctx", POINTER(PACE_CTX)),
                 ("pace_ctxs", c_void_p), ("ri_ctx", c_void_p), ("ri_ctxs", c_void_p),
-                ("ta_ctx", c_void_p), ("ca_ctx", c_void_p), ("ca_ctxs", c_void_p),
+                ("ta_ctx", c_void_p), ("ca_ctx", POINTER(CA_CTX)), ("ca_ctxs", c_void_p),
                 ("key_ctx", POINTER(KA_CTX)), ("ssc", c_void_p)]
 
 
@@ -112,6 +119,15 @@ _SIGNATURES = [
      [POINTER(EAC_CTX), POINTER(BUF_MEM), POINTER(BUF_MEM), POINTER(BUF_MEM)]),
     ("eac", "TA_STEP6_verify", c_int,
      [POINTER(EAC_CTX), POINTER(BUF_MEM), POINTER(BUF_MEM), POINTER(BUF_MEM), POINTER(BUF_MEM)]),
+    # Chip Authentication version 2 (eac/ca.h, eac/eac.h)
+    ("eac", "EAC_CTX_init_ca", c_int, [POINTER(EAC_CTX), c_int, c_int]),
+    ("eac", "CA_set_key", c_int, [POINTER(EAC_CTX), c_char_p, c_size_t, c_char_p, c_size_t]),
+    ("eac", "CA_disable_passive_authentication", None, [POINTER(EAC_CTX)]),
+    ("eac", "CA_get_pubkey", POINTER(BUF_MEM), [POINTER(EAC_CTX), c_char_p, c_size_t]),
+    ("eac", "CA_STEP4_compute_shared_secret", c_int, [POINTER(EAC_CTX), POINTER(BUF_MEM)]),
+    ("eac", "CA_STEP5_derive_keys", c_int,
+     [POINTER(EAC_CTX), POINTER(BUF_MEM), POINTER(POINTER(BUF_MEM)), POINTER(POINTER(BUF_MEM))]),
+    ("eac", "CA_STEP6_derive_keys", c_int, [POINTER(EAC_CTX), POINTER(BUF_MEM), POINTER(BUF_MEM)]),
     # not in the public headers, but exported: the self-test compares K_pi
     ("eac", "kdf_pi", POINTER(BUF_MEM), [c_void_p, c_void_p, POINTER(KA_CTX), c_void_p]),
 
@@ -762,3 +778,153 @@ class TaContext:
         finally:
             for b in bufs:
                 free_buf(b)
+
+
+# --- Chip Authentication version 2 (TR-03110-2 3.4, -3 A.2.3/A.2.4) ------------------------
+class CaContext:
+    """An OpenPACE EAC context for Chip Authentication (the self-test's independent peer).
+
+    OpenPACE implements version 2 only (CA_CTX.version is unused): CA_STEP5 always makes an
+    8-byte nonce and an authentication token. The context's TR version (EAC_TR_VERSION_2_02, set
+    by EAC_CTX_new) makes the token's public key data object 7F49 {06 OID, 86 point}; 2.01 would
+    put the domain parameters in it too.
+
+    Chip: CaContext(protocol, curve, chip private, chip public), chip_derive(~PK_PCD) -> (nonce,
+    token). Terminal: CaContext(protocol, curve, ephemeral private, ~PK_PCD),
+    terminal_derive(chip public, nonce, token) -> 1 (the token verifies), 0 (it does not), -1.
+    Private keys are raw big-endian scalars, public keys encoded points (04 || x || y).
+    session_keys() and the secure messaging helpers work on the keys of the last derivation."""
+
+    def __init__(self, protocol_nid, parameter_id, private, public):
+        _load()
+        self.ctx = lib.EAC_CTX_new()
+        if not self.ctx:
+            raise OpenPaceError("EAC_CTX_new failed")
+        if lib.EAC_CTX_init_ca(self.ctx, protocol_nid, parameter_id) != 1:
+            error = ssl_errors()
+            self.free()
+            raise OpenPaceError("EAC_CTX_init_ca(%d, %d) failed: %s" % (protocol_nid, parameter_id, error))
+        private, public = bytes(private), bytes(public)
+        if lib.CA_set_key(self.ctx, private, len(private), public, len(public)) != 1:
+            error = ssl_errors()
+            self.free()
+            raise OpenPaceError("CA_set_key failed: " + error)
+
+    def free(self):
+        if self.ctx:
+            lib.EAC_CTX_clear_free(self.ctx)
+            self.ctx = None
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+    @property
+    def ka(self):
+        return self.ctx.contents.ca_ctx.contents.ka_ctx.contents
+
+    @property
+    def tr_version(self):
+        return self.ctx.contents.tr_version
+
+    def shared_secret(self, other_public_key):
+        """CA_STEP4: K with the other side's public key (chip: ~PK_PCD; terminal: PK_PICC)."""
+        b = buf(other_public_key)
+        try:
+            if lib.CA_STEP4_compute_shared_secret(self.ctx, b) != 1:
+                raise OpenPaceError("CA_STEP4_compute_shared_secret failed: " + ssl_errors())
+        finally:
+            free_buf(b)
+        return read_buf(self.ka.shared_secret)
+
+    def chip_derive(self, terminal_public_key):
+        """Chip: CA_STEP4 and CA_STEP5; (r_PICC, T_PICC), KS_enc/KS_mac in the context."""
+        self.shared_secret(terminal_public_key)
+        b = buf(terminal_public_key)
+        nonce, token = POINTER(BUF_MEM)(), POINTER(BUF_MEM)()
+        try:
+            if lib.CA_STEP5_derive_keys(self.ctx, b, ctypes.byref(nonce), ctypes.byref(token)) != 1:
+                raise OpenPaceError("CA_STEP5_derive_keys failed: " + ssl_errors())
+        finally:
+            free_buf(b)
+        return take_buf(nonce), take_buf(token)
+
+    def terminal_derive(self, chip_public_key, nonce, token):
+        """Terminal: CA_STEP4 with PK_PICC, then CA_STEP6 (keys from r_PICC, T_PICC checked)."""
+        self.shared_secret(chip_public_key)
+        n, t = buf(nonce), buf(token)
+        try:
+            r = lib.CA_STEP6_derive_keys(self.ctx, n, t)
+            if r != 1:
+                lib.ERR_clear_error()
+            return r
+        finally:
+            free_buf(n)
+            free_buf(t)
+
+    def start_secure_messaging(self):
+        """EAC_CTX_set_encryption_ctx(EAC_ID_CA): key_ctx = the CA keys, SSC 0."""
+        if lib.EAC_CTX_set_encryption_ctx(self.ctx, EAC_ID_CA) != 1:
+            raise OpenPaceError("EAC_CTX_set_encryption_ctx(EAC_ID_CA) failed: " + ssl_errors())
+
+    def session_keys(self):
+        """(KS_enc, KS_mac) of the secure messaging context (key_ctx) after start_secure_messaging()."""
+        key = self.ctx.contents.key_ctx.contents
+        return read_buf(key.k_enc), read_buf(key.k_mac)
+
+    def _data_call(self, fn, data):
+        b = buf(data)
+        try:
+            out = fn(self.ctx, b)
+            if not out:
+                raise OpenPaceError("%s failed: %s" % (fn.__name__, ssl_errors()))
+            return take_buf(out)
+        finally:
+            free_buf(b)
+
+    def increment_ssc(self):
+        if lib.EAC_increment_ssc(self.ctx) != 1:
+            raise OpenPaceError("EAC_increment_ssc failed")
+
+    def pad(self, data):
+        return self._data_call(lib.EAC_add_iso_pad, data)
+
+    def encrypt(self, padded):
+        return self._data_call(lib.EAC_encrypt, padded)
+
+    def decrypt(self, crypt):
+        return self._data_call(lib.EAC_decrypt, crypt)
+
+    def mac(self, padded):
+        """MAC over SSC || padded (EAC_authenticate prepends the SSC)."""
+        return self._data_call(lib.EAC_authenticate, padded)
+
+    def unpad(self, data):
+        b = buf(data)
+        try:
+            out = lib.EAC_remove_iso_pad(b)
+            if not out:
+                raise ValueError("bad ISO 9797-1 padding")
+            return take_buf(out)
+        finally:
+            free_buf(b)
+
+
+def ca_public_key(card_security, protocol_nid, parameter_id):
+    """PK_PICC of EF.CardSecurity as OpenPACE reads it (CA_get_pubkey; its passive authentication
+    is switched off: the self-test's signer is not one of OpenPACE's CSCAs)."""
+    _load()
+    ctx = lib.EAC_CTX_new()
+    try:
+        if lib.EAC_CTX_init_ca(ctx, protocol_nid, parameter_id) != 1:
+            raise OpenPaceError("EAC_CTX_init_ca failed: " + ssl_errors())
+        lib.CA_disable_passive_authentication(ctx)
+        data = bytes(card_security)
+        out = lib.CA_get_pubkey(ctx, data, len(data))
+        if not out:
+            raise OpenPaceError("CA_get_pubkey failed: " + ssl_errors())
+        return take_buf(out)
+    finally:
+        lib.EAC_CTX_clear_free(ctx)
