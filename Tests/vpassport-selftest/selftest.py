@@ -39,6 +39,24 @@
    expired/ refused at PSO:Verify Certificate, wrong-cvca/ at MSE:Set DST,
    no-dg3-right/ reads DG4 only, a wrong key or ID_PICC 6300 at EXTERNAL
    AUTHENTICATE, the chip's date, the other status words, the trust point options.
+8. Chip Authentication version 2 (eac2.py) against OpenPACE in both roles (needs
+   OpenPACE; the fixture key also python3-cryptography), for the chip key of
+   Fixtures/passport-eac and generated keys on brainpoolP256r1 (13) and NIST
+   P-256 (12), three random terminal ephemeral keys each (the first chosen so
+   that the shared secret K starts with a zero byte):
+   - OpenPACE's chip (CA_STEP4 + CA_STEP5) makes the nonce and the token; the
+     terminal's side computed from the same keys and that nonce with eac2's
+     session_keys and authentication_token gives the same K, token and
+     KS_enc/KS_mac (OpenPACE's key_ctx);
+   - the virtual chip's ChipAuthenticationV2 (MSE:Set AT, GENERAL AUTHENTICATE)
+     answers a nonce and token that OpenPACE's terminal (CA_STEP4 + CA_STEP6)
+     accepts, and refuses with one bit flipped; the same session keys, and one
+     AES SM command and its answer wrapped by one side, unwrapped by the other;
+     a clone's token (--ca-wrong-key) refused;
+   - a whole in-process session of Fixtures/passport-eac with --quirk eac2: PACE,
+     TA version 2 (DO'91'), EF.CardSecurity (PK_PICC read by OpenPACE's
+     CA_get_pubkey), CA version 2 with OpenPACE's terminal, DG3 read with the
+     keys OpenPACE derived.
 """
 import json
 import os
@@ -1219,6 +1237,274 @@ def pace_answer_quirk():
               "OverflowError" if isinstance(broken, Exception) else "%d bytes" % len(broken)))
 
 
+
+# --- Chip Authentication version 2 against OpenPACE -----------------------------------------------
+def ca2_openpace():
+    """EAC version 2's Chip Authentication (eac2.py) with OpenPACE as the independent peer, for the
+    chip key of Fixtures/passport-eac and generated keys on brainpoolP256r1 (13) and NIST P-256 (12),
+    each with random terminal ephemeral keys: OpenPACE's chip (CA_STEP4, CA_STEP5) against this
+    module's terminal computation (eac2.session_keys, eac2.authentication_token); the virtual chip's
+    ChipAuthenticationV2 (MSE:Set AT, GENERAL AUTHENTICATE) against OpenPACE's terminal (CA_STEP4,
+    CA_STEP6), a token with one bit flipped refused, one AES secure messaging command and its answer
+    across the two; a clone's token (--ca-wrong-key) refused by OpenPACE; then a whole in-process
+    EAC version 2 session of the fixture (PACE, TA version 2, EF.CardSecurity read by OpenPACE's
+    CA_get_pubkey, CA version 2 by OpenPACE's terminal, DG3 read with OpenPACE's keys)."""
+    import logging
+    from vpassport import eac2, ecc, openpace
+    from vpassport.keys import PrivateKey, PublicKey
+    print("Chip Authentication version 2 against OpenPACE (chip and terminal roles)")
+    protocol = eac2.ID_CA_ECDH_AES128
+    nid = openpace.nid(protocol)
+    rounds = 3                                      # random terminal keys per chip key and role
+    quiet = logging.getLogger("selftest-quiet")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+
+    chips = []                                      # (label, standardized parameter id, ChipAuthenticationV2)
+    dump = os.path.join(ROOT, "Fixtures", "passport-eac")
+    fixture = None
+    try:
+        import cryptography  # noqa: F401  (eac2.setup signs EF.CardSecurity again)
+        have_cryptography = True
+    except ImportError:
+        have_cryptography = False
+    if not os.path.isdir(dump):
+        print("  the fixture key skipped: %s is absent" % dump)
+    elif not have_cryptography:
+        print("  the fixture key skipped: eac2.setup needs python3-cryptography")
+    else:
+        fixture = eac2_fixture(dump, quiet)
+        chips.append(("Fixtures/passport-eac's key", fixture.parameter_id, fixture.chip_ca))
+    for parameter_id, name in ((13, "brainpoolP256r1"), (12, "NIST P-256")):
+        curve = ecc.standardized(parameter_id)
+        d = curve.random_scalar()
+        chip_ca = eac2.ChipAuthenticationV2(PrivateKey("EC", d, curve),
+                                            PublicKey("EC", curve, point=curve.mul(d)), None)
+        chips.append(("a generated %s key" % name, parameter_id, chip_ca))
+
+    def raw_scalar(curve, k):
+        return k.to_bytes(curve.order_size, "big")
+
+    def terminal_key(curve, zero_with=None):
+        """A random terminal key pair; with zero_with=PK_PICC one whose shared secret K (the x
+        coordinate of k * PK_PICC) starts with a zero byte (one key in 256: k, k + 1, … walked by
+        adding PK_PICC), so that K must keep the field's length on both sides."""
+        k = curve.random_scalar()
+        if zero_with is not None:
+            x, y = curve.mul(k, zero_with)
+            acc, step = (x, y, 1), (zero_with[0], zero_with[1], 1)
+            while True:
+                zi = pow(acc[2], -1, curve.p)
+                if acc[0] * zi * zi % curve.p < 1 << (8 * curve.size - 8):
+                    break
+                acc, k = curve._add(acc, step), k + 1
+            k %= curve.n
+        return k, curve.encode(curve.mul(k))
+
+    for label, parameter_id, chip_ca in chips:
+        curve = chip_ca.domain
+        chip_public = curve.encode(chip_ca.public.point)
+        what = "%s (parameter id %d)" % (label, parameter_id)
+
+        # OpenPACE's chip; the terminal's side computed here from the same keys and OpenPACE's nonce
+        problems = []
+        for i in range(rounds):
+            k, pk_pcd = terminal_key(curve, chip_ca.public.point if i == 0 else None)
+            ctx = openpace.CaContext(nid, parameter_id, raw_scalar(curve, chip_ca.secret), chip_public)
+            try:
+                nonce, token = ctx.chip_derive(pk_pcd)
+                their_secret = openpace.read_buf(ctx.ka.shared_secret)
+                ctx.start_secure_messaging()
+                their_keys = ctx.session_keys()
+                tr_version = ctx.tr_version
+            finally:
+                ctx.free()
+            secret = curve.mul(k, chip_ca.public.point)[0].to_bytes(curve.size, "big")
+            keys = eac2.session_keys(secret, nonce)
+            mine = eac2.authentication_token(keys[1], protocol, pk_pcd)
+            if len(nonce) != eac2.NONCE_LENGTH or secret != their_secret or keys != their_keys or mine != token:
+                problems.append("~PK_PCD %s: nonce %s, K %s/%s, KS_enc %s/%s, KS_mac %s/%s, T %s/%s "
+                                "(ours/OpenPACE's)" % (
+                    pk_pcd.hex(), nonce.hex(), secret.hex(), (their_secret or b"").hex(), keys[0].hex(),
+                    (their_keys[0] or b"").hex(), keys[1].hex(), (their_keys[1] or b"").hex(), mine.hex(), token.hex()))
+        check(not problems, "%s, OpenPACE as the chip (CA_STEP4 + CA_STEP5, TR version %d): K, KS_enc, KS_mac "
+              "and the token computed here from its nonce are OpenPACE's, %d terminal keys (K of the first with a "
+              "leading zero byte)%s" %
+              (what, tr_version, rounds, "".join("\n       " + p for p in problems)))
+
+        # the virtual chip against OpenPACE's terminal
+        problems = []
+        for i in range(rounds):
+            k, pk_pcd = terminal_key(curve, chip_ca.public.point if i == 0 else None)
+            sw, sw2, tag, nonce, token, new = chip_answer(chip_ca, pk_pcd)
+            ctx = openpace.CaContext(nid, parameter_id, raw_scalar(curve, k), pk_pcd)
+            wrong = openpace.CaContext(nid, parameter_id, raw_scalar(curve, k), pk_pcd)
+            try:
+                accepted = ctx.terminal_derive(chip_public, nonce, token)
+                ctx.start_secure_messaging()
+                same_keys = ctx.session_keys() == (new.ks_enc, new.ks_mac)
+                sm = sm_across(ctx, new)
+                bit = os.urandom(1)[0] % (8 * len(token))
+                flipped = bytearray(token)
+                flipped[bit // 8] ^= 0x80 >> (bit % 8)
+                refused = wrong.terminal_derive(chip_public, nonce, bytes(flipped))
+            finally:
+                ctx.free()
+                wrong.free()
+            if (sw, sw2, tag, len(nonce), len(token), accepted, refused) != (0x9000, 0x9000, 0x7C, 8, 8, 1, 0) \
+                    or not same_keys or sm is not True:
+                problems.append("~PK_PCD %s: SW %04X %04X, nonce %s, token %s: CA_STEP6 %d, bit %d flipped %d, "
+                                "same keys %s, secure messaging %s" % (pk_pcd.hex(), sw, sw2, nonce.hex(), token.hex(),
+                                                                       accepted, bit, refused, same_keys, sm))
+        check(not problems, "%s, the virtual chip's GENERAL AUTHENTICATE against OpenPACE as the terminal "
+              "(CA_STEP4 + CA_STEP6): token accepted, one bit flipped refused, the same KS_enc/KS_mac, one "
+              "command and answer in AES secure messaging across, %d terminal keys (K of the first with a leading "
+              "zero byte)%s" %
+              (what, rounds, "".join("\n       " + p for p in problems)))
+
+    # a clone (--ca-wrong-key): EF.CardSecurity's public key, another private key
+    label, parameter_id, genuine = chips[0]
+    clone = eac2.ChipAuthenticationV2(genuine.private, genuine.public, genuine.key_id, wrong_key=True)
+    curve = genuine.domain
+    k, pk_pcd = terminal_key(curve)
+    sw, sw2, tag, nonce, token, _ = chip_answer(clone, pk_pcd)
+    ctx = openpace.CaContext(nid, parameter_id, raw_scalar(curve, k), pk_pcd)
+    try:
+        accepted = ctx.terminal_derive(curve.encode(genuine.public.point), nonce, token)
+    finally:
+        ctx.free()
+    check(sw == sw2 == 0x9000 and accepted == 0,
+          "%s behind a clone's private key (--ca-wrong-key): OpenPACE's CA_STEP6 refuses the token (%d)" %
+          (label, accepted))
+
+    if fixture is not None:
+        eac2_session_with_openpace(fixture, nid, protocol, quiet)
+
+
+def chip_answer(chip_ca, pk_pcd):
+    """MSE:Set AT and GENERAL AUTHENTICATE {7C {80 ~PK_PCD}} to a ChipAuthenticationV2 as after
+    PACE and a Terminal Authentication version 2 that signed Comp(~PK_PCD): (SW of both, the
+    answer's tag, r_PICC, T_PICC, the chip's new secure messaging session)."""
+    from types import SimpleNamespace
+    from der import parse_tlvs
+    from vpassport import eac2
+    from vpassport.apdu import Command
+    from vpassport.sm import AesSession
+    chip_ca.ta = SimpleNamespace(done=True, at_ephemeral=eac2.ta_compressed(pk_pcd))
+    pace_session = AesSession(os.urandom(16), os.urandom(16), 0)
+    pace_session.kind = "PACE"
+    reference = b"" if chip_ca.key_id is None else tlv(0x84, integer(chip_ca.key_id)[2:])
+    sw, _, _ = chip_ca.mse(Command(0x0C, 0x22, 0x41, 0xA4, tlv(0x80, oid_body(eac2.ID_CA_ECDH_AES128)) + reference),
+                           pace_session)
+    sw2, data, new = chip_ca.general_authenticate(
+        Command(0x0C, 0x86, 0x00, 0x00, tlv(0x7C, tlv(0x80, pk_pcd)), ne=256), pace_session)
+    (tag, value, _), = parse_tlvs(data)
+    answer = {t: v for t, v, _ in parse_tlvs(value)}
+    return sw, sw2, tag, answer.get(0x81, b""), answer.get(0x82, b""), new
+
+
+def sm_across(ctx, session):
+    """One protected command wrapped by OpenPACE (ctx, key_ctx after CA, SSC 0) and unwrapped by
+    the chip's session, and the answer wrapped by the chip and unwrapped by OpenPACE: True, or what
+    differed."""
+    header = bytes([0x0C, 0x2A, 0x00, 0xBE])
+    plain = os.urandom(37)
+    ctx.increment_ssc()
+    crypt = ctx.encrypt(ctx.pad(plain))
+    dos = tlv(0x87, b"\x01" + crypt) + tlv(0x97, b"\x00")
+    mac = ctx.mac(ctx.pad(ctx.pad(header) + dos))
+    session.next_ssc()
+    if session.mac(session.pad(header) + dos) != mac:
+        return "command MAC %s not the chip's" % mac.hex()
+    if session.decrypt(crypt) != plain:
+        return "command data not decrypted by the chip"
+    answer = os.urandom(21)
+    session.next_ssc()
+    crypt = session.encrypt(answer)
+    dos = tlv(0x87, b"\x01" + crypt) + tlv(0x99, b"\x90\x00")
+    mac = session.mac(dos)
+    ctx.increment_ssc()
+    if ctx.mac(ctx.pad(dos)) != mac:
+        return "answer MAC %s not OpenPACE's" % mac.hex()
+    if ctx.unpad(ctx.decrypt(crypt)) != answer:
+        return "answer data not decrypted by OpenPACE"
+    return True
+
+
+def eac2_fixture(dump, log):
+    """Fixtures/passport-eac set up as `serve --pace --quirk eac2` does: EF.CardAccess with a GM
+    PACEInfo, no DG14, eac2.setup's EF.CardAccess/EF.CardSecurity and ChipAuthenticationV2."""
+    from types import SimpleNamespace
+    from fixturegen import cardsecurity
+    from vpassport import eac2, pace
+    from vpassport.assemble import DEFAULT_CA_KEY, DUMP_CA_KEY, key_file
+    from vpassport.dump import load_dump
+    files = load_dump(dump)
+    files.pop("DG14", None)
+    gm = pace.profile_from_options("gm")
+    files["CardAccess"] = pace.card_access([gm])
+    parameter_id = eac2.standardized_parameter_id(cardsecurity.parse(files["CardSecurity"])["security_infos"])
+    chip_ca = eac2.setup(files, key_file(None, dump, DUMP_CA_KEY, DEFAULT_CA_KEY), log_=log)
+    return SimpleNamespace(dump=dump, files=files, profile=gm, parameter_id=parameter_id, chip_ca=chip_ca)
+
+
+def eac2_session_with_openpace(fixture, nid, protocol, log):
+    """PACE GM -> TA version 2 (DO'91' = Comp(~PK_PCD)) -> EF.CardSecurity -> CA version 2 with
+    OpenPACE's terminal -> DG3 read with the keys OpenPACE derived, all through EmrtdOS."""
+    import argparse
+    from der import parse_tlvs
+    from vpassport import openpace, pace
+    from vpassport.assemble import build_ta
+    from vpassport.quirks import Quirks
+    from smoke_client import Reader, SwError
+    from pace_terminal import MRZ, PaceFailed
+    from ta_terminal import TaFailed, TaTerminal, x_coordinate
+    files, chip_ca, curve = fixture.files, fixture.chip_ca, fixture.chip_ca.domain
+    mrz = mrz_information(files["DG1"])
+    options = argparse.Namespace(dump_dir=fixture.dump, eac_cvca=None, eac_date=None, verbose=False)
+    ta = build_ta(options, files, mrz, log)
+    chip_ca.ta, ta.eac2 = ta, True
+    chip = EmrtdOS(files, ca=chip_ca, ta=ta, pace=pace.PaceChip([fixture.profile], mrz, "123456"),
+                   quirks=Quirks(["eac2"]))
+    aid = bytes.fromhex("A0000002471001")
+    r = Reader(Direct(chip))
+    k = curve.random_scalar()
+    pk_pcd = curve.encode(curve.mul(k))
+    steps = []
+    try:
+        result = r.pace(fixture.profile, MRZ, mrz)
+        r.sm(0xA4, 0x04, 0x0C, aid)
+        TaTerminal(r).run(os.path.join(ROOT, "Fixtures", "pki", "eac", "terminal"),
+                          x_coordinate(result["chip_ephemeral_key"]), x_coordinate(pk_pcd), version=2)
+        steps.append("TA 9000")
+        r.sm(0xA4, 0x00, 0x0C, b"\x3F\x00")
+        chip_public = openpace.ca_public_key(r.read_short(0x011D, 0x1D), nid, fixture.parameter_id)
+        steps.append("PK_PICC of EF.CardSecurity (OpenPACE) %s the key's" %
+                     ("=" if chip_public == curve.encode(chip_ca.public.point) else "!="))
+        r.sm(0xA4, 0x04, 0x0C, aid)
+        reference = b"" if chip_ca.key_id is None else tlv(0x84, integer(chip_ca.key_id)[2:])
+        _, sw = r.sm(0x22, 0x41, 0xA4, tlv(0x80, oid_body(protocol)) + reference)
+        data, sw2 = r.sm(0x86, 0x00, 0x00, tlv(0x7C, tlv(0x80, pk_pcd)), ne=256)
+        steps.append("MSE:Set AT %04X, GENERAL AUTHENTICATE %04X" % (sw, sw2))
+        answer = {t: v for t, v, _ in parse_tlvs(parse_tlvs(data)[0][1])}
+        ctx = openpace.CaContext(nid, fixture.parameter_id, k.to_bytes(curve.order_size, "big"), pk_pcd)
+        try:
+            accepted = ctx.terminal_derive(chip_public, answer.get(0x81, b""), answer.get(0x82, b""))
+            steps.append("CA_STEP6 %d" % accepted)
+            ctx.start_secure_messaging()
+            r.keys, r.cipher, r.ssc = ctx.session_keys(), "AES", 0
+        finally:
+            ctx.free()
+        dg3 = r.read_short(0x0103, 3)
+        steps.append("DG3 %s the dump's" % ("=" if dg3 == files["DG3"] else "!="))
+        ok = accepted == 1 and dg3 == files["DG3"] and "!=" not in " ".join(steps)
+    except (PaceFailed, TaFailed, SwError, AssertionError, ValueError, openpace.OpenPaceError) as e:
+        ok = False
+        steps.append("stopped: %s" % e)
+    check(ok, "Fixtures/passport-eac in-process, PACE -> TA version 2 -> EF.CardSecurity -> CA version 2 with "
+              "OpenPACE's terminal -> DG3 read with OpenPACE's KS_enc/KS_mac (%s)" % "; ".join(steps))
+
+
 def main():
     icao_vectors()
     mrz_cases()
@@ -1233,6 +1519,7 @@ def main():
         pace_round_trip()
         ta_round_trip()
         pace_answer_quirk()
+        ca2_openpace()
     else:
         print("PACE: skipped, OpenPACE (Debian libeac3) is not installed")
     print("%d failure(s)" % len(failures))

@@ -11,6 +11,9 @@ Comp(~PK_PCD) are this module's:
             PACE the x coordinate of the chip's ephemeral PACE public key
   ~PK_PCD   the x coordinate of the terminal's ephemeral key of Chip Authentication, or after
             PACE-CAM (without CA) of its ephemeral PACE key
+
+Version 2 (EAC version 2's order, --quirk eac2: TA before Chip Authentication) also sends
+Comp(~PK_PCD) in MSE:Set AT's DO'91' (run(..., version=2)).
 """
 import glob
 import os
@@ -124,10 +127,10 @@ class TaTerminal:
             i += 2 + data[i + 1]
         return refs
 
-    def run(self, folder, id_picc, comp_pcd, sign_with=None):
+    def run(self, folder, id_picc, comp_pcd, sign_with=None, version=1):
         """MSE:Set DST + PSO:Verify Certificate for each certificate, MSE:Set AT, GET CHALLENGE,
         EXTERNAL AUTHENTICATE. Raises TaFailed(step, SW). sign_with: (certificate, key) to sign with
-        instead of the folder's IS (a wrong key)."""
+        instead of the folder's IS (a wrong key). version 2: MSE:Set AT carries DO'91' Comp(~PK_PCD)."""
         folder = folder if isinstance(folder, Folder) else Folder(folder)
         for cert in folder.chain(self.trust_points()):
             _, sw = self._sm("MSE:Set DST", 0x22, 0x81, 0xB6, tlv(0x83, car(cert).encode("latin-1")))
@@ -136,7 +139,8 @@ class TaTerminal:
             _, sw = self._sm("PSO:Verify Certificate", 0x2A, 0x00, 0xBE, content(cert))
             if sw != 0x9000:
                 raise TaFailed("PSO:Verify Certificate %s" % chr_of(cert), sw)
-        _, sw = self._sm("MSE:Set AT", 0x22, 0x81, 0xA4, tlv(0x83, folder.is_chr.encode("latin-1")))
+        at = tlv(0x83, folder.is_chr.encode("latin-1")) + (tlv(0x91, comp_pcd) if version == 2 else b"")
+        _, sw = self._sm("MSE:Set AT", 0x22, 0x81, 0xA4, at)
         if sw != 0x9000:
             raise TaFailed("MSE:Set AT", sw)
         nonce, sw = self._sm("GET CHALLENGE", 0x84, 0, 0, ne=8)

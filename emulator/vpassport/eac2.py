@@ -60,7 +60,7 @@ class ChipAuthenticationV2(ca.ChipAuthentication):
         sw, _, new = super().general_authenticate(cmd, session)   # checks the protocol, derives v1 keys
         nonce = os.urandom(NONCE_LENGTH)
         secret = self.shared_secret(public_value)
-        ks_enc, ks_mac = (hashlib.sha1(secret + nonce + c.to_bytes(4, "big")).digest()[:16] for c in (1, 2))
+        ks_enc, ks_mac = session_keys(secret, nonce)
         token = authentication_token(ks_mac, protocol, public_value)
         v2 = AesSession(ks_enc, ks_mac, 0)
         for name, value in vars(new).items():
@@ -86,6 +86,12 @@ def ta_compressed(public_value):
     if public_value[:1] == b"\x04" and len(public_value) % 2 == 1:
         return public_value[1:1 + (len(public_value) - 1) // 2]
     return hashlib.sha1(public_value).digest()
+
+
+def session_keys(secret, nonce):
+    """(KS_enc, KS_mac) = KDF(K, r_PICC, 1), KDF(K, r_PICC, 2) with KDF(K, r, c) = SHA-1(K || r || c)
+    truncated to 16 bytes: AES-128 (TR-03110-3 A.2.3)."""
+    return tuple(hashlib.sha1(secret + nonce + c.to_bytes(4, "big")).digest()[:16] for c in (1, 2))
 
 
 def authentication_token(ks_mac, protocol, public_value):
