@@ -79,8 +79,8 @@ let package = Package(
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
         .target(name: "ImageCodecs", dependencies: ["CLeptonica", "LibraryLoading"]),
         .target(name: "MRZScanner", dependencies: ["TextSupport", "MRZ", "ImageCodecs", "CTesseract", "CLeptonica", "LocalFiles"]),
-        // QR codes: text → matrix → terminal text, SVG, PNG; grey pixels or an image file → the one code's text.
-        .target(name: "QRCodes", dependencies: ["CQREncode", "CZBar", "LibraryLoading", "ImageCodecs"]),
+        // QR codes: text → matrix → terminal text, SVG, PNG (zlib through CZlib); grey pixels or an image file → the one code's text.
+        .target(name: "QRCodes", dependencies: ["CQREncode", "CZBar", "CZlib", "LibraryLoading", "ImageCodecs"]),
         // Video: camera (V4L2) and video-file frames through FFmpeg, read until two frames agree.
         .target(name: "VideoFrames", dependencies: ["TextSupport", "CFFmpeg", "MRZScanner", "MRZ", "QRCodes"]),
         .target(name: "Credentials", dependencies: ["JSONCore", "TextSupport", "PassportCrypto", "LocalFiles"]),

@@ -1,5 +1,5 @@
 import Foundation
-import QRCodes
+@testable import QRCodes
 import Testing
 import TestSupport
 
@@ -102,5 +102,21 @@ import TestSupport
         let r = try QRPeers.run("/usr/bin/python3", ["-c", script, png.path])
         let side = (matrix.size + 8) * 8
         #expect(String(decoding: r.stdout, as: UTF8.self) == "L \(side) \(side) 255 0\n", "\(r.stderr)")
+        // Compressed through zlib: a few KiB, not the 8-bit pixels' side² bytes.
+        let size = try Data(contentsOf: png).count
+        #expect(size < side * side / 50, "\(size) bytes for \(side)×\(side)")
+    }
+
+    /// Without zlib the image data is stored deflate blocks: Python's zlib inflates them to the
+    /// same bytes and checks their Adler-32 (several 65535-byte blocks and a short last one).
+    @Test func storedBlocksInflateInPythonsZlib() throws {
+        let data = (0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }
+        let folder = QRPeers.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stream = folder.appendingPathComponent("stored.zlib")
+        try Data(PNGWriter.zlibStored(data)).write(to: stream)
+        let script = "import sys, zlib, hashlib; print(hashlib.sha256(zlib.decompress(open(sys.argv[1], 'rb').read())).hexdigest())"
+        let r = try QRPeers.run("/usr/bin/python3", ["-c", script, stream.path])
+        #expect(String(decoding: r.stdout, as: UTF8.self) == hex(SHA256Test.digest(data)).lowercased() + "\n", "\(r.stderr)")
     }
 }
