@@ -17,6 +17,9 @@ public struct GreyPixels: Sendable {
 /// Grey pixels → the QR codes in them, through ZBar: QR Code the only symbology enabled, binary
 /// mode on so that each code's bytes come back as they were encoded, every symbol found reported.
 public enum QRDecoder {
+    /// Throws `MissingLibrary` (naming the package) when ZBar is not installed.
+    public static func requireLibrary() throws { _ = try QRLibraries.zbar() }
+
     /// The bytes of every QR code ZBar decodes in the image, in the order it reports them.
     public static func decode(_ image: GreyPixels) throws -> [[UInt8]] {
         let zbar = try QRLibraries.zbar()

@@ -4,7 +4,9 @@ import ImageCodecs
 public enum QRImageReader {
     /// Decodes the image to 8-bit grey through Leptonica and reads the one QR code in it.
     public static func read(_ data: [UInt8], source: String) throws -> String {
-        try QRDecoder.single(in: try greyPixels(data, source: source), source: source)
+        // ZBar first: without it, the message names the QR reader's own package before Leptonica's.
+        try QRDecoder.requireLibrary()
+        return try QRDecoder.single(in: try greyPixels(data, source: source), source: source)
     }
 
     /// The image as 8-bit grey pixels (throws `MissingLibrary` without Leptonica).
