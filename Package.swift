@@ -48,6 +48,10 @@ let package = Package(
         .target(name: "CFFmpeg", dependencies: ["CLibraryLoader"]),
         // zlib's raw inflate for the desk's zip uploads, opened when a zip is read (not linked).
         .target(name: "CZlib", dependencies: ["CLibraryLoader"]),
+        // QR codes: libqrencode (encoding) and ZBar (decoding), opened when a QR option is used;
+        // their few functions are declared in the shims, so the build needs neither -dev package.
+        .target(name: "CQREncode", dependencies: ["CLibraryLoader"]),
+        .target(name: "CZBar", dependencies: ["CLibraryLoader"]),
         // PKCS#11 headers only (p11-kit's, without pkg-config: nothing of p11-kit is linked); a
         // token's module is opened with dlopen at run time.
         .systemLibrary(name: "CPKCS11", path: "Sources/CPKCS11", providers: [.apt(["libp11-kit-dev"])]),
@@ -75,8 +79,10 @@ let package = Package(
         // Image: Leptonica (decoding, geometry), then Tesseract for the MRZ.
         .target(name: "ImageCodecs", dependencies: ["CLeptonica", "LibraryLoading"]),
         .target(name: "MRZScanner", dependencies: ["TextSupport", "MRZ", "ImageCodecs", "CTesseract", "CLeptonica", "LocalFiles"]),
+        // QR codes: text → matrix → terminal text, SVG, PNG (zlib through CZlib); grey pixels or an image file → the one code's text.
+        .target(name: "QRCodes", dependencies: ["CQREncode", "CZBar", "CZlib", "LibraryLoading", "ImageCodecs"]),
         // Video: camera (V4L2) and video-file frames through FFmpeg, read until two frames agree.
-        .target(name: "VideoFrames", dependencies: ["TextSupport", "CFFmpeg", "MRZScanner", "MRZ"]),
+        .target(name: "VideoFrames", dependencies: ["TextSupport", "CFFmpeg", "MRZScanner", "MRZ", "QRCodes"]),
         .target(name: "Credentials", dependencies: ["JSONCore", "TextSupport", "PassportCrypto", "LocalFiles"]),
         // The holder key on a hardware token (PKCS#11: YubiKey PIV, Nitrokey, smart cards, SoftHSM).
         .target(name: "TokenKeys", dependencies: ["TextSupport", "CPKCS11", "Credentials", "PassportCrypto"]),
@@ -114,7 +120,7 @@ let package = Package(
         ]),
         .executableTarget(name: "passport", dependencies: ["JSONCore", "TextSupport", 
             "PassportCLI", "PassportKit", "LocalFiles", "Credentials", "TokenKeys", "SystemKeyring", "OpenID4VP", "OpenID4VPClient", "ImageCodecs", "MRZScanner", "VideoFrames",
-            "Diagnostics", "Desk", "Proving",
+            "Diagnostics", "Desk", "Proving", "QRCodes",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "passport-bench", dependencies: [
@@ -129,6 +135,7 @@ let package = Package(
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "LDS"]),
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
         .testTarget(name: "VideoFramesTests", dependencies: ["VideoFrames", "MRZScanner", "MRZ", "TestSupport"]),
+        .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "VideoFrames", "CQREncode", "CZBar", "LibraryLoading", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "LocalFiles", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "CPCSCLite", "CNFC", "LibraryLoading", "TestSupport"]),
         .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "TestSupport"]),

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#define PASSPORT_ZLIB_FUNCTIONS(X) X(inflateInit2_) X(inflate) X(inflateEnd)
+#define PASSPORT_ZLIB_FUNCTIONS(X) X(inflateInit2_) X(inflate) X(inflateEnd) X(compress2) X(compressBound)
 
 static struct {
 #define FIELD(name) __typeof__(name) *name;
@@ -56,6 +56,24 @@ int passport_inflate_raw(const uint8_t *input, size_t length, uint8_t *output, s
     }
     table.inflateEnd(&stream);
     return result;
+}
+
+int passport_deflate_zlib(const uint8_t *input, size_t length, uint8_t *output, size_t capacity, size_t *written,
+                          char *error, size_t size) {
+    pthread_once(&once, load);
+    *written = 0;
+    if (!loaded) { snprintf(error, size, "%s", failure); return -1; }
+    uLongf out = (uLongf)capacity;
+    int rc = table.compress2(output, &out, input, (uLong)length, Z_BEST_COMPRESSION);
+    if (rc != Z_OK) { snprintf(error, size, "zlib could not compress (%d)", rc); return 1; }
+    *written = out;
+    return 0;
+}
+
+size_t passport_deflate_bound(size_t length) {
+    pthread_once(&once, load);
+    // compressBound's own formula when zlib is not there (a caller then gets -1 from the deflate call).
+    return loaded ? (size_t)table.compressBound((uLong)length) : length + (length >> 12) + (length >> 14) + (length >> 25) + 13;
 }
 
 const char *passport_zlib_package(void) { return "zlib1g"; }

@@ -11,6 +11,7 @@ import PassportKit
 import OpenID4VP
 import OpenID4VPClient
 import TokenKeys
+import QRCodes
 
 extension CredentialFormat: ExpressibleByArgument {}
 extension CredentialIssuer.ProverChoice: ExpressibleByArgument {}
@@ -126,7 +127,13 @@ struct PresentCommand: ParsableCommand {
         redirect_uri: unsigned), its DCQL query answered with the claims it asks for and you allow
         (--allow), after you confirm (--yes in scripts). The vp_token goes to the response_uri
         (direct_post, or direct_post.jwt encrypted with ECDH-ES to the verifier's key).
-        Without --request, --aud and --nonce bind a presentation printed on stdout.
+        --request-qr IMAGE or --request-qr-camera DEVICE|VIDEO read that link from a photo of the
+        verifier's QR code or from a camera (V4L2, e.g. /dev/video0) or video file, then go on as
+        --request; a QR code that is not an openid4vp:// or haip-vp:// link is refused, nothing sent.
+        Without --request, --aud and --nonce bind a presentation printed on stdout; --qr shows it as
+        a QR code instead (error correction M; one code holds 2331 bytes, a larger presentation is
+        refused, never split: disclose fewer claims) and --qr-out FILE.png|FILE.svg writes it as an
+        image. With --request the presentation goes to the verifier's response_uri and is not shown.
         """)
 
     @Argument(help: "The credential (a file written by `passport issue --out`, the token itself, or - for stdin).") var credential: String
@@ -140,15 +147,36 @@ struct PresentCommand: ParsableCommand {
     @Option(help: "Seconds each exchange with a --request verifier may take in all, connection and TLS included.") var httpTimeout: Double = 30
     @Flag(help: "Sign and send without asking (scripts). Without it, the answer is asked on stdin; closed stdin releases nothing.") var yes = false
     @Option(help: "Also write the checked request object to this file (for `passport verify-vp --request`).") var saveRequest: String?
+    @Option(name: .customLong("request-qr"), help: ArgumentHelp("Read the verifier's openid4vp:// or haip-vp:// request from a photo of its QR code (PNG, JPEG, TIFF, BMP, PNM), then answer it as --request does.",
+                                                              valueName: "image")) var requestQR: String?
+    @Option(name: .customLong("request-qr-camera"), help: ArgumentHelp("Read the verifier's QR code from a camera (V4L2 device such as /dev/video0) or a video file, frame by frame until one decodes (at most 300 frames read), then answer it as --request does.",
+                                                                     valueName: "source")) var requestQRCamera: String?
+    @Flag(help: "Without --request: show the presentation as a QR code on the terminal (instead of its text), for the verifier to scan.") var qr = false
+    @Option(name: .customLong("qr-out"), help: ArgumentHelp("Without --request: also write the presentation's QR code to this file, PNG or SVG by its extension (mode 0600).",
+                                                          valueName: "file")) var qrOut: String?
     @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func validate() throws {
+        let requested = [request, requestQR, requestQRCamera].compactMap { $0 }.count
+        guard requested <= 1 else { throw ValidationError("give one of --request, --request-qr and --request-qr-camera") }
+        if requested == 1 && (qr || qrOut != nil) {
+            throw ValidationError("with a request the presentation is sent to the verifier's response_uri, not shown: --qr and --qr-out go with --aud and --nonce")
+        }
+        if qr && json { throw ValidationError("--qr draws the code on the terminal; with --json use --qr-out FILE") }
+    }
 
     func run() throws {
         do {
+            if let qrOut { try QRPresentation.checkImageName(qrOut) }
+            if qr || qrOut != nil { try QREncoder.requireLibrary() }
+            // A request read from a QR code is checked before the key store is opened: a code that
+            // is not a request is refused with nothing signed or sent.
+            let requestText = try resolveRequestText()
             let store = try userKeyStore()
             let holder = try HolderKey.resolve(store)
             let held = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
-            if let request {
-                try answer(request, held: held, store: store)
+            if let requestText {
+                try answer(requestText, held: held, store: store)
                 return
             }
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
@@ -159,8 +187,15 @@ struct PresentCommand: ParsableCommand {
                          Self.levelLine(held)],
                         question: "Sign", action: "signed", yes: yes)
             let (token, did) = try Self.present(held, disclose: chosen, audience: aud, nonce: nonce, store: store, pairwise: { try store.pairwiseKey(for: aud) })
+            let matrix = qr || qrOut != nil ? try QRPresentation.matrix(for: token) : nil
+            if let matrix, let qrOut { try QRPresentation.write(matrix, to: qrOut) }
             if json {
-                printJSON(PresentReport(token: token, format: held.format, did: did, disclosed: chosen, level: held.level))
+                var report = PresentReport(token: token, format: held.format, did: did, disclosed: chosen, level: held.level)
+                if let matrix, let qrOut { report.qrImage = .init(file: qrOut, version: matrix.version, modules: matrix.size) }
+                printJSON(report)
+            } else if let matrix, qr {
+                QRPresentation.show(matrix)
+                printError("QR code version \(matrix.version) (\(matrix.size)×\(matrix.size) modules, \(token.utf8.count) bytes, error correction M).")
             } else {
                 print(token)
             }
@@ -192,10 +227,17 @@ struct PresentCommand: ParsableCommand {
                 DIDKey.did(for: key.publicKey))
     }
 
-    func answer(_ requestArgument: String, held: HeldCredential, store: KeyStore) throws {
+    /// The request's text: --request as given (inline, a file), or the link in a verifier's QR code.
+    func resolveRequestText() throws -> String? {
+        if let request { return try readTokenArgument(request) }
+        guard let source = try QRSource.from(image: requestQR, camera: requestQRCamera,
+                                             imageOption: "--request-qr", cameraOption: "--request-qr-camera") else { return nil }
+        return try QRContent.request(try source.read(), source: source.name, limit: InputBounds.maxTokenBytes)
+    }
+
+    func answer(_ text: String, held: HeldCredential, store: KeyStore) throws {
         let claims = held.claims
         guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
-        let text = try readTokenArgument(requestArgument)
         var policy = AuthorizationRequest.Policy()
         policy.anchors = verifierCA
         policy.insecureLoopback = insecureLoopback
@@ -294,7 +336,7 @@ struct VerifyPresentationCommand: ParsableCommand {
         TOKEN and the request are read up to 1 MiB; anything larger is refused unread.
         """)
 
-    @Argument(help: "The presentation token, or with --request the vp_token JSON or direct_post form body (or a file holding it, or - for stdin).") var token: String
+    @Argument(help: "The presentation token, or with --request the vp_token JSON or direct_post form body (or a file holding it, or - for stdin); not with --qr or --qr-camera.") var token: String?
     @Option(help: "The audience (your origin) the presentation must be for (without --request).") var aud: String?
     @Option(help: "The nonce you issued (without --request).") var nonce: String?
     @Option(help: "The OpenID4VP request the vp_token answers (a file: request object or its JSON payload).") var request: String?
@@ -305,7 +347,16 @@ struct VerifyPresentationCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A credential type (SD-JWT VC vct) you accept (repeatable). Default: the toolkit's own, \(PassportCredential.vct); with --request, the types a credential query names (vct_values), which --vct narrows.",
                                valueName: "vct")) var vct: [String] = []
     @Option(help: "Maximum age of the presentation in seconds.") var maxAge: Double = 300
+    @Option(help: ArgumentHelp("Read the presentation (or with --request the vp_token) from a photo of its QR code (PNG, JPEG, TIFF, BMP, PNM) instead of TOKEN.",
+                               valueName: "image")) var qr: String?
+    @Option(name: .customLong("qr-camera"), help: ArgumentHelp("Read it from a camera (V4L2 device such as /dev/video0) or a video file, frame by frame until a QR code decodes (at most 300 frames read).",
+                                                             valueName: "source")) var qrCamera: String?
     @Flag(help: "Print one JSON object on stdout.") var json = false
+
+    func validate() throws {
+        let given = [token, qr, qrCamera].compactMap { $0 }.count
+        guard given == 1 else { throw ValidationError(given == 0 ? "give TOKEN, --qr IMAGE or --qr-camera SOURCE" : "give one of TOKEN, --qr and --qr-camera") }
+    }
 
     func run() throws {
         do {
@@ -409,6 +460,18 @@ struct VerifyPresentationCommand: ParsableCommand {
 
     /// TOKEN, read up to 1 MiB: what is larger is refused before it is read to its end or parsed.
     func readToken() throws -> String {
+        if let source = try QRSource.from(image: qr, camera: qrCamera, imageOption: "--qr", cameraOption: "--qr-camera") {
+            let text = try source.read()
+            // With --request the code holds a vp_token (JSON or a form body), which the verifier parses.
+            guard request == nil else {
+                guard text.utf8.count <= InputBounds.maxTokenBytes else {
+                    throw QRCodeError.tooLong(source: source.name, bytes: text.utf8.count, limit: InputBounds.maxTokenBytes)
+                }
+                return text
+            }
+            return try QRContent.presentation(text, source: source.name, limit: InputBounds.maxTokenBytes)
+        }
+        let token = token ?? "-"
         guard let text = try readBoundedArgument(token, limit: InputBounds.maxTokenBytes) else {
             let source = token == "-" ? "stdin" : MessageText.bounded(token)
             let why = "\(source) holds more than the \(InputBounds.maxTokenBytes) bytes (1 MiB) this verifier reads; it was refused unread"

@@ -126,6 +126,32 @@ import TestSupport
         #expect(again.stderr.contains("already been answered"), "\(again.stderr)")
     }
 
+    /// Issue 49: polaris' request link shown as a QR code (made by qrencode), read by `present
+    /// --request-qr` from the image, and from a video of a screen showing it (`--request-qr-camera`):
+    /// polaris accepts the answer, as it does the link given as text.
+    @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"), arguments: ["image", "video"])
+    func polarisAcceptsOurAnswerToItsQRCode(_ medium: String) throws {
+        let (credential, clientID, server) = try polarisSession()
+        defer { server.stop() }
+        let image = home.appendingPathComponent("polaris-request-\(medium).png").path
+        let encoded = try Harness.run(URL(fileURLWithPath: "/usr/bin/qrencode"), ["-l", "M", "-s", "6", "-o", image, server.link])
+        try #require(encoded.status == 0, "qrencode: \(encoded.stderr)")
+        var source = ["--request-qr", image]
+        if medium == "video" {
+            let folder = home.appendingPathComponent("polaris-video")
+            let made = try Harness.run(TestPaths.projectRoot.appendingPathComponent("scripts/qr/make-screen-photos"), [image, folder.path], timeout: 300)
+            try #require(made.status == 0, "make-screen-photos: \(made.stderr)")
+            source = ["--request-qr-camera", folder.appendingPathComponent("screen-video.mp4").path]
+        }
+        let anchors = [tlsCA, anchor].flatMap { ["--verifier-ca", $0] }
+        let r = try Harness.passport(["present", credential] + source + anchors + ["--yes", "--json"], environment: env)
+        #expect(r.status == 0, "present failed: \(r.stderr)\npolaris: \(server.log)")
+        try Harness.expectShape(r, "present-request")
+        #expect(r.json?["verifier_status"] as? Int == 200)
+        #expect((r.json?["verifier"] as? [String: Any])?["client_id"] as? String == clientID)
+        #expect(server.log.contains("POST /response") && !server.log.contains("refused"), "polaris: \(server.log)")
+    }
+
     /// Issue 41: an institution's credential (L2, x5c) to polaris-oid4vp trusting the TEST-ONLY
     /// issuer CA (`--issuer-trust-anchor`): accepted; under another CA, refused.
     @Test(.enabled(if: available, "polaris-oid4vp is not installed (run scripts/setup)"), arguments: [true, false])

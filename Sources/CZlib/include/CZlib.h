@@ -1,7 +1,8 @@
 #ifndef PASSPORT_CZLIB_H
 #define PASSPORT_CZLIB_H
-// zlib's raw inflate (the deflate method of zip archives), for the desk's zip uploads. zlib is not
-// linked: `passport_inflate_raw` opens libz.so.1 on first use, like Tesseract and FFmpeg.
+// zlib's raw inflate (the deflate method of zip archives), for the desk's zip uploads, and its
+// compression, for the PNG images of QR codes. zlib is not linked: it opens libz.so.1 on first
+// use, like Tesseract and FFmpeg.
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,6 +12,15 @@
 /// -1 when zlib cannot be opened; `error` then holds the reason.
 int passport_inflate_raw(const uint8_t *_Nonnull input, size_t length, uint8_t *_Nonnull output, size_t capacity,
                          size_t *_Nonnull written, char *_Nonnull error, size_t size);
+
+/// Compresses `input` into a zlib stream (RFC 1950: header, deflate, Adler-32) in `output`, as
+/// PNG's image data is: 0 with `*written` bytes, 1 when zlib fails (`capacity` below
+/// `passport_deflate_bound`), -1 when zlib cannot be opened; `error` then holds the reason.
+int passport_deflate_zlib(const uint8_t *_Nonnull input, size_t length, uint8_t *_Nonnull output, size_t capacity,
+                          size_t *_Nonnull written, char *_Nonnull error, size_t size);
+
+/// The most bytes `passport_deflate_zlib` can write for `length` bytes.
+size_t passport_deflate_bound(size_t length);
 
 /// The Debian package that holds zlib ("zlib1g").
 const char *_Nonnull passport_zlib_package(void);

@@ -253,6 +253,25 @@ public struct PresentReport: Codable, Sendable, Equatable {
     public let disclosed: [String]
     /// What the verifier will establish at best (L1 self-issued; L2 if it trusts the issuer).
     public let level: String
+    /// With --qr-out: the image written and the QR code's size (absent otherwise).
+    public var qrImage: QRImage?
+
+    public struct QRImage: Codable, Sendable, Equatable {
+        public let file: String
+        /// The QR code's version (1-40) and its width in modules, without the quiet zone.
+        public let version: Int
+        public let modules: Int
+        public init(file: String, version: Int, modules: Int) {
+            self.file = file
+            self.version = version
+            self.modules = modules
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case ok, token, format, did, disclosed, level
+        case qrImage = "qr_image"
+    }
 
     public init(token: String, format: CredentialFormat, did: String, disclosed: Set<String>, level: TrustLevel) {
         self.level = level.rawValue
