@@ -73,7 +73,8 @@ import Testing
     }
 
     /// Not a timed test: prints JSONEncoder's time and JSONCore's for one `verify --recursive`
-    /// line. `JSON_ENCODER_BENCH=1 swift test -c release --filter ReportsAsJSONEncoderWroteThem`.
+    /// line (docs/testing.md, Benchmarks; `-enable-testing` for the suites' @testable imports):
+    /// `JSON_ENCODER_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter ReportsAsJSONEncoderWroteThem/benchmark`.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["JSON_ENCODER_BENCH"] != nil))
     func benchmark() throws {
         let report = try Self.verifyReport()
