@@ -28,7 +28,8 @@ public enum QRCodeError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .tooLarge(let bytes, let limit):
             return "The presentation is \(bytes) bytes; one QR code holds at most \(limit) (version 40, error correction M). "
-                + "Nothing is split across several codes: disclose fewer claims (--disclose), or hand over the text instead."
+                + "Nothing is split across several codes: disclose fewer claims (--disclose), or hand over the text instead. "
+                + "A credential an institution signed carries its certificate chain (x5c, about 1 KB), which fewer claims do not shrink."
         case .noCode(let source, let detail):
             return "No QR code was found in \(source)\(detail.isEmpty ? "" : " (\(detail))"). Hold the code flat, in focus and fully in view, with a margin around it."
         case .severalCodes(let source, let count):
