@@ -8,15 +8,14 @@ public enum ObjectIdentifier {
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: content.count * 21 + 2) { buffer in
             var length = 0
             func append(_ arc: UInt64) {
-                var digits: (UInt64, Int) = (1, 1)
-                while digits.0 <= arc / 10 { digits = (digits.0 * 10, digits.1 + 1) }
+                var unit: UInt64 = 1   // the place of the leading digit
+                while unit <= arc / 10 { unit *= 10 }
                 var rest = arc
-                var unit = digits.0
-                for _ in 0..<digits.1 {
+                while unit > 0 {
                     buffer[length] = UInt8(ascii: "0") + UInt8(rest / unit)
+                    length += 1
                     rest %= unit
                     unit /= 10
-                    length += 1
                 }
             }
             var value: UInt64 = 0
