@@ -356,7 +356,49 @@ def is_ec(pkey):
     return lib.EVP_PKEY_get_base_id(pkey) == 408           # EVP_PKEY_EC = NID_X9_62_id_ecPublicKey
 
 
-class Pace:
+class _SecureMessaging:
+    """Secure messaging through OpenPACE's EAC_* calls on `self.ctx`, with whatever keys its
+    encryption context holds (PACE's, or chip authentication's)."""
+
+    def _data_call(self, fn, data):
+        b = buf(data)
+        try:
+            out = fn(self.ctx, b)
+            if not out:
+                raise OpenPaceError("%s failed: %s" % (fn.__name__, ssl_errors()))
+            return take_buf(out)
+        finally:
+            free_buf(b)
+
+    def increment_ssc(self):
+        if lib.EAC_increment_ssc(self.ctx) != 1:
+            raise OpenPaceError("EAC_increment_ssc failed: " + ssl_errors())
+
+    def pad(self, data):
+        return self._data_call(lib.EAC_add_iso_pad, data)
+
+    def encrypt(self, padded):
+        return self._data_call(lib.EAC_encrypt, padded)
+
+    def decrypt(self, crypt):
+        return self._data_call(lib.EAC_decrypt, crypt)
+
+    def mac(self, padded):
+        """MAC over SSC || padded (EAC_authenticate prepends the SSC)."""
+        return self._data_call(lib.EAC_authenticate, padded)
+
+    def unpad(self, data):
+        b = buf(data)
+        try:
+            out = lib.EAC_remove_iso_pad(b)
+            if not out:
+                raise ValueError("bad ISO 9797-1 padding")
+            return take_buf(out)
+        finally:
+            free_buf(b)
+
+
+class Pace(_SecureMessaging):
     """One PACE run inside an OpenPACE EAC context (chip or terminal side)."""
 
     def __init__(self, protocol_nid, parameter_id, token_nid=None):
@@ -614,9 +656,6 @@ class Pace:
         return public
 
     # --- secure messaging with the PACE keys (EAC_ID_PACE context) --------------------
-    def increment_ssc(self):
-        self._check(lib.EAC_increment_ssc(self.ctx), "EAC_increment_ssc")
-
     def set_ssc(self, value):
         if value < 1 << 63:
             self._check(lib.EAC_set_ssc(self.ctx, value), "EAC_set_ssc")
@@ -625,35 +664,6 @@ class Pace:
             if not lib.BN_bin2bn(raw, len(raw), self.ctx.contents.ssc):
                 raise OpenPaceError("BN_bin2bn failed")
 
-    def _data_call(self, fn, data):
-        b = buf(data)
-        try:
-            return self._call_buf(fn, b)
-        finally:
-            free_buf(b)
-
-    def pad(self, data):
-        return self._data_call(lib.EAC_add_iso_pad, data)
-
-    def encrypt(self, padded):
-        return self._data_call(lib.EAC_encrypt, padded)
-
-    def decrypt(self, crypt):
-        return self._data_call(lib.EAC_decrypt, crypt)
-
-    def mac(self, padded):
-        """MAC over SSC || padded (EAC_authenticate prepends the SSC)."""
-        return self._data_call(lib.EAC_authenticate, padded)
-
-    def unpad(self, data):
-        b = buf(data)
-        try:
-            out = lib.EAC_remove_iso_pad(b)
-            if not out:
-                raise ValueError("bad ISO 9797-1 padding")
-            return take_buf(out)
-        finally:
-            free_buf(b)
 
 
 
@@ -781,7 +791,7 @@ class TaContext:
 
 
 # --- Chip Authentication version 2 (TR-03110-2 3.4, -3 A.2.3/A.2.4) ------------------------
-class CaContext:
+class CaContext(_SecureMessaging):
     """An OpenPACE EAC context for Chip Authentication (the self-test's independent peer).
 
     OpenPACE implements version 2 only (CA_CTX.version is unused): CA_STEP5 always makes an
@@ -873,43 +883,6 @@ class CaContext:
         """(KS_enc, KS_mac) of the secure messaging context (key_ctx) after start_secure_messaging()."""
         key = self.ctx.contents.key_ctx.contents
         return read_buf(key.k_enc), read_buf(key.k_mac)
-
-    def _data_call(self, fn, data):
-        b = buf(data)
-        try:
-            out = fn(self.ctx, b)
-            if not out:
-                raise OpenPaceError("%s failed: %s" % (fn.__name__, ssl_errors()))
-            return take_buf(out)
-        finally:
-            free_buf(b)
-
-    def increment_ssc(self):
-        if lib.EAC_increment_ssc(self.ctx) != 1:
-            raise OpenPaceError("EAC_increment_ssc failed")
-
-    def pad(self, data):
-        return self._data_call(lib.EAC_add_iso_pad, data)
-
-    def encrypt(self, padded):
-        return self._data_call(lib.EAC_encrypt, padded)
-
-    def decrypt(self, crypt):
-        return self._data_call(lib.EAC_decrypt, crypt)
-
-    def mac(self, padded):
-        """MAC over SSC || padded (EAC_authenticate prepends the SSC)."""
-        return self._data_call(lib.EAC_authenticate, padded)
-
-    def unpad(self, data):
-        b = buf(data)
-        try:
-            out = lib.EAC_remove_iso_pad(b)
-            if not out:
-                raise ValueError("bad ISO 9797-1 padding")
-            return take_buf(out)
-        finally:
-            free_buf(b)
 
 
 def ca_public_key(card_security, protocol_nid, parameter_id):
