@@ -356,7 +356,22 @@ def is_ec(pkey):
     return lib.EVP_PKEY_get_base_id(pkey) == 408           # EVP_PKEY_EC = NID_X9_62_id_ecPublicKey
 
 
-class _SecureMessaging:
+class _EacContext:
+    """An OpenPACE EAC_CTX held in `self.ctx`, freed once, at the latest when collected."""
+
+    def free(self):
+        if self.ctx:
+            lib.EAC_CTX_clear_free(self.ctx)
+            self.ctx = None
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+
+class _SecureMessaging(_EacContext):
     """Secure messaging through OpenPACE's EAC_* calls on `self.ctx`, with whatever keys its
     encryption context holds (PACE's, or chip authentication's)."""
 
@@ -428,15 +443,7 @@ class Pace(_SecureMessaging):
         if self.secret:
             lib.PACE_SEC_clear_free(self.secret)
             self.secret = None
-        if self.ctx:
-            lib.EAC_CTX_clear_free(self.ctx)
-            self.ctx = None
-
-    def __del__(self):
-        try:
-            self.free()
-        except Exception:
-            pass
+        super().free()
 
     def set_password(self, data, kind):
         """kind PACE_RAW for an already encoded MRZ (SHA-1 of MRZ_information),
@@ -712,7 +719,7 @@ def ec_multiply(params_source, scalar, point_bytes):
 
 
 # --- Terminal Authentication (TR-03110-3 version 1 as eMRTDs use it) ------------------------
-class TaContext:
+class TaContext(_EacContext):
     """An OpenPACE EAC context for Terminal Authentication.
 
     Chip side: TaContext(trust_point) then import_certificate() for each certificate of a chain
@@ -736,17 +743,6 @@ class TaContext:
             self.free()
             raise OpenPaceError("EAC_CTX_init_ta failed: " + error)
         lib.TA_disable_checks(self.ctx)
-
-    def free(self):
-        if self.ctx:
-            lib.EAC_CTX_clear_free(self.ctx)
-            self.ctx = None
-
-    def __del__(self):
-        try:
-            self.free()
-        except Exception:
-            pass
 
     def import_certificate(self, certificate):
         """True when the certificate (complete 7F21 TLV) verifies with the current key."""
@@ -819,17 +815,6 @@ class CaContext(_SecureMessaging):
             error = ssl_errors()
             self.free()
             raise OpenPaceError("CA_set_key failed: " + error)
-
-    def free(self):
-        if self.ctx:
-            lib.EAC_CTX_clear_free(self.ctx)
-            self.ctx = None
-
-    def __del__(self):
-        try:
-            self.free()
-        except Exception:
-            pass
 
     @property
     def ka(self):
