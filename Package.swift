@@ -106,7 +106,7 @@ let package = Package(
         // whose page (Sources/Desk/Assets) is embedded in the binary by the DeskAssets plugin.
         .target(name: "Desk", dependencies: ["TextSupport", 
             "PassportKit", "Diagnostics", "CardIO", "LDS", "MRZ", "PassiveAuth", "PassportCrypto", "LocalFiles",
-            "ImageCodecs", "MRZScanner", "CZlib",
+            "ImageCodecs", "MRZScanner", "CZlib", "Credentials", "OpenID4VP", "OpenID4VPClient", "QRCodes",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(name: "OpenID4VPTests", dependencies: ["OpenID4VP", "JSONCore", "Credentials", "PassportCrypto", "TestSupport"]),
         .testTarget(name: "PassportKitTests", dependencies: ["JSONCore", "PassportKit", "LDS", "PassiveAuth", "TestSupport"]),
         .testTarget(name: "ProvingTests", dependencies: ["Proving", "CUniFFI", "COpenSSL", "TestSupport"]),
-        .testTarget(name: "DeskTests", dependencies: ["Desk", "PassportKit", "LDS", "TestSupport"]),
+        .testTarget(name: "DeskTests", dependencies: ["Desk", "PassportKit", "LDS", "Credentials", "OpenID4VPClient", "TestSupport"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "CardIO", "PassportKit", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PassportKit", "LDS", "ChipProtocols", "PassiveAuth", "PassportCrypto", "TestSupport"]),
     ]

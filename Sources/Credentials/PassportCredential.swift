@@ -514,3 +514,11 @@ public struct PresentationVerifier: Sendable {
         guard payload["nonce"] as? String == nonce else { throw CredentialError.rejected("\(what) answers another nonce") }
     }
 }
+
+extension HeldCredential {
+    /// Claims held in memory only (the desk, from a document it verified): each presentation is a
+    /// self-issued credential under the verifier's pairwise key (level L1).
+    public init(selfIssued claims: DerivedClaims, format: CredentialFormat = .sdJWT) {
+        self.init(claims: claims, format: format, instances: [], issuer: nil)
+    }
+}

@@ -14,12 +14,16 @@ public final class DeskApp: Sendable {
     let trust: TrustStore
     /// Where "Save dump" writes (a folder per dump, 0700, files 0600).
     let saveFolder: URL
+    /// The holder's side (`--holder`): nil on an inspection desk, which makes no presentation.
+    let holder: DeskHolder?
 
-    public init(state: DeskState, ocr: DeskOCR, trust: TrustStore?, saveFolder: URL) {
+    public init(state: DeskState, ocr: DeskOCR, trust: TrustStore?, saveFolder: URL, holder: DeskHolder? = nil) {
         self.state = state
         self.ocr = ocr
         self.trust = trust ?? TrustStore()
         self.saveFolder = saveFolder
+        self.holder = holder
+        state.setHolderMode(holder != nil)
     }
 
     public func handle(_ request: DeskRequest) -> DeskResponse {
@@ -37,7 +41,7 @@ public final class DeskApp: Sendable {
         case ("POST", "/api/ocr/frame"): return readMRZ { try ocr.frame(request.body) }
         case ("POST", "/api/ocr/reset"): ocr.resetCamera(); return .noContent
         case ("POST", "/api/dump"): return verifyDump(request)
-        case (let method, let path) where path.hasPrefix("/api/results/"): return result(method, path)
+        case (let method, let path) where path.hasPrefix("/api/results/"): return result(method, path, request)
         case (_, let path) where path.hasPrefix("/api/") || path == "/": return .error(405, "method", "\(request.method) is not answered at \(path).")
         default: return .error(404, "not_found", "Nothing at \(request.path).")
         }
@@ -138,10 +142,7 @@ public final class DeskApp: Sendable {
     // MARK: OCR
 
     func readMRZ(_ read: () throws -> DeskMRZReading) -> DeskResponse {
-        do { return .json(try read()) } catch {
-            let environment = ErrorReport.exitStatus(of: error) == ExitStatus.environment
-            return .error(environment ? 503 : 422, ErrorReport.code(of: error), ErrorReport.message(of: error))
-        }
+        do { return .json(try read()) } catch { return Self.failure(error) }
     }
 
     // MARK: recorded dumps
@@ -169,7 +170,7 @@ public final class DeskApp: Sendable {
 
     // MARK: results
 
-    func result(_ method: String, _ path: String) -> DeskResponse {
+    func result(_ method: String, _ path: String, _ request: DeskRequest) -> DeskResponse {
         let parts = path.split(separator: "/").map(String.init)  // api, results, ID[, name]
         guard parts.count >= 3, let id = Int(parts[2]), let record = state.record(id: id) else {
             return .error(404, "not_found", "No such result: it was cleared, or the desk was restarted.")
@@ -185,8 +186,43 @@ public final class DeskApp: Sendable {
             return .bytes(evidence, type: "application/json", download: "evidence-\(id).json")
         case ("GET", let name?) where record.images[name] != nil: return .bytes(record.images[name]!, type: "image/png")
         case ("POST", "save"): return save(record)
+        case (_, let name?) where DeskApp.holderRoutes.contains(name): return holderRoute(method, name, record, request)
         default: return .error(404, "not_found", "No such part of result \(id).")
         }
+    }
+
+    // MARK: the holder (--holder)
+
+    static let holderRoutes: Set<String> = ["claims", "presentation", "presentation.svg", "request-frame", "request-photo", "request-send", "request-decline"]
+
+    func holderRoute(_ method: String, _ name: String, _ record: DeskRecord, _ request: DeskRequest) -> DeskResponse {
+        guard let holder else { return Self.failure(DeskHolderError.disabled, status: 404) }
+        let id = record.result.id
+        do {
+            switch (method, name) {
+            case ("GET", "claims"): return .json(try holder.claims(record, state: state))
+            case ("POST", "presentation"): return .json(try holder.presentation(record, body: request.body, state: state))
+            case ("GET", "presentation.svg"):
+                guard let svg = holder.presentationSVG(id, state: state) else { return .error(404, "not_found", "No presentation was made from result \(id).") }
+                return .bytes(Array(svg.utf8), type: "image/svg+xml")
+            case ("POST", "request-frame"), ("POST", "request-photo"):
+                // The claims the person agreed to disclose, as ticked on the page.
+                let agreed = Set((request.query["agreed"] ?? "").split(separator: ",").map(String.init))
+                return .json(try holder.readRequest(record, image: request.body, frame: name == "request-frame", agreed: agreed, state: state))
+            case ("POST", "request-send"): return .json(try holder.send(id, state: state))
+            case ("POST", "request-decline"): holder.decline(id, state: state); return .noContent
+            default: return .error(405, "method", "\(method) is not answered at \(name).")
+            }
+        } catch {
+            return Self.failure(error)
+        }
+    }
+
+    /// An error as the page shows it: 503 for what the machine lacks (a library, the network's
+    /// configuration), 422 for what was given or read.
+    static func failure(_ error: Error, status: Int? = nil) -> DeskResponse {
+        let environment = ErrorReport.exitStatus(of: error) == ExitStatus.environment
+        return .error(status ?? (environment ? 503 : 422), ErrorReport.code(of: error), ErrorReport.message(of: error))
     }
 
     /// Writes the dump `passport scan --out` would have written, into the save folder.

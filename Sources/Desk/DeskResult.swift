@@ -52,6 +52,8 @@ struct DeskRecord: Sendable {
     let images: [String: [UInt8]]
     let contents: ChipContents?
     let evidence: [UInt8]?
+    /// Passive authentication of a chip read (nil without trust anchors, and for dumps).
+    var verification: PassiveAuthenticationReport? = nil
 }
 
 enum DeskRecords {
@@ -69,7 +71,7 @@ enum DeskRecords {
         result.face = face
         result.scan = scan
         result.mrz = comparison(givenMRZ, contents.files)
-        return DeskRecord(result: result, images: images, contents: contents, evidence: contents.evidence.json)
+        return DeskRecord(result: result, images: images, contents: contents, evidence: contents.evidence.json, verification: verification)
     }
 
     /// A recorded dump: the report `passport verify` gives.

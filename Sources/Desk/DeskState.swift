@@ -69,9 +69,11 @@ public struct DeskSnapshot: Encodable, Sendable {
     public let results: [ResultEntry]
     public let keepReading: Bool
     public let idleClearSeconds: Int
+    /// The desk was started with --holder: a verified document's claims can be presented.
+    public let holder: Bool
 
     enum CodingKeys: String, CodingKey {
-        case readers, key, reading, results
+        case readers, key, reading, results, holder
         case readerProblems = "reader_problems", keepReading = "keep_reading", idleClearSeconds = "idle_clear_seconds"
     }
 }
@@ -97,6 +99,10 @@ public final class DeskState: Sendable {
         var subscribers: [Int: @Sendable (String) -> Void] = [:]
         var nextSubscriber = 1
         var cancelRead = false
+        /// What the holder made from a result (`DeskHolder`), dropped with the result.
+        var holderItems: [Int: DeskHolderItem] = [:]
+        /// Started with --holder: the page offers to present what it read.
+        var holderMode = false
     }
 
     let inner = Mutex(Inner())
@@ -116,6 +122,9 @@ public final class DeskState: Sendable {
     }
 
     public func select(reader: String?) { change { $0.selectedReader = reader; $0.handled.removeAll(); $0.lastActivity = Date() } }
+
+    /// Set once by `DeskApp`: whether it has a holder's side.
+    func setHolderMode(_ on: Bool) { change { $0.holderMode = on } }
 
     public func setKeepReading(_ on: Bool) { change { $0.keepReading = on; $0.lastActivity = Date() } }
 
@@ -137,6 +146,21 @@ public final class DeskState: Sendable {
     }
 
     func record(id: Int) -> DeskRecord? { inner.withLock { $0.records.first { $0.result.id == id } } }
+
+    /// The holder's item of result `id` (nil when there is none, or the result is gone).
+    func holderItem(_ id: Int) -> DeskHolderItem? { inner.withLock { $0.holderItems[id] } }
+
+    /// Sets (or with nil, drops) the holder's item of result `id`, if that result is still held;
+    /// false when it is not. Counts as the person's activity.
+    @discardableResult
+    func setHolderItem(_ id: Int, _ item: DeskHolderItem?) -> Bool {
+        inner.withLock { state in
+            guard state.records.contains(where: { $0.result.id == id }) else { return false }
+            state.holderItems[id] = item
+            state.lastActivity = Date()
+            return true
+        }
+    }
 
     /// Adds a finished result (a read, or a dropped dump); outside keep-reading mode it replaces
     /// the others.
@@ -279,7 +303,7 @@ public final class DeskState: Sendable {
                                             name: summary.map { "\($0.primaryIdentifier), \($0.secondaryIdentifier)" } ?? "")
         }
         return DeskSnapshot(readers: readers, readerProblems: state.readerProblems, key: key, reading: state.reading,
-                            results: results, keepReading: state.keepReading, idleClearSeconds: Int(idle))
+                            results: results, keepReading: state.keepReading, idleClearSeconds: Int(idle), holder: state.holderMode)
     }
 
     /// Applies `update`, then hands the new snapshot to every event stream. Handing over happens
@@ -288,6 +312,11 @@ public final class DeskState: Sendable {
     private func change(_ update: (inout Inner) -> Void) {
         inner.withLock { state in
             update(&state)
+            // Whatever removed a result removed what was made from it.
+            if !state.holderItems.isEmpty {
+                let kept = Set(state.records.map(\.result.id))
+                state.holderItems = state.holderItems.filter { kept.contains($0.key) }
+            }
             let json = Self.json(Self.snapshot(of: state, idleSeconds: idleSeconds))
             for send in state.subscribers.values { send(json) }
         }

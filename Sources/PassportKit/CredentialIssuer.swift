@@ -66,19 +66,10 @@ public enum CredentialIssuer {
                              proverRunner: ProverRunner = .sameExecutable(), now: Date = Date(),
                              confirm: (_ claims: DerivedClaims, _ holderDID: String) throws -> Void = { _, _ in }) throws -> Outcome {
         let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
-        guard report.passed else { throw IssueError.notVerified(report.failures) }
-        guard let dg1Bytes = dump.files[.dataGroup(1)],
-              report.dataGroups.contains(where: { $0.number == 1 && $0.status == .valid }) else { throw IssueError.missingDG1 }
-        let mrz = try DataGroup1(bytes: dg1Bytes).mrz
-
-        guard let birth = calendarDate(mrz.birthDate, kind: .birth, now: now) else { throw IssueError.unreadableBirthDate }
-        guard let expiry = calendarDate(mrz.expiryDate, kind: .expiry, now: now) else { throw IssueError.unreadableBirthDate }
-        // The document is valid through its expiry day.
-        let expiryEnd = expiry.addingTimeInterval(86_399)
-        guard expiryEnd > now else { throw IssueError.documentExpired(MRZDate.isoDate(mrz.expiryDate, kind: .expiry, now: now)) }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone.gmt
-        let eighteenth = calendar.date(byAdding: .year, value: 18, to: birth)!
+        var claims = try derive(files: dump.files, report: report, activeAuthentication: dump.manifest?.activeAuthentication,
+                                chipAuthentication: dump.manifest?.chipAuthentication, includeNationality: includeNationality, now: now)
+        let dg1Bytes = dump.files[.dataGroup(1)]!
+        let expiryEnd = claims.expiry
 
         // The zero-knowledge path: zkPassport's four circuits, proved by mopro's library in a
         // child process; any failure falls back to the SD-JWT credential.
@@ -114,23 +105,8 @@ public enum CredentialIssuer {
                 fallbackReason = "\(error); issued the SD-JWT credential instead"
             }
         }
-        var evidence: [String: Any] = [
-            "type": "PassiveAuthentication",
-            "passive_authentication": "passed",
-            "hash_algorithm": report.hashAlgorithm ?? "unknown",
-            "signature_algorithm": report.signatureScheme ?? "unknown",
-            "trust_anchor": ["type": "CSCA", "country": countryOf(report.csca?.subject) ?? mrz.issuingState,
-                             "subject": report.csca?.subject ?? ""],
-            "data_groups_verified": report.dataGroups.filter { $0.status == .valid }.map(\.number),
-            // Recorded by the scan that made the dump (manifest), when it says.
-            "active_authentication": dump.manifest?.activeAuthentication ?? "not_recorded",
-            "chip_authentication": dump.manifest?.chipAuthentication ?? "not_recorded",
-        ]
-        if let proofEvidence { evidence["zero_knowledge_proof"] = proofEvidence }
-        let claims = DerivedClaims(ageOver18: eighteenth <= now, isHuman: true,
-                                   nationality: includeNationality ? mrz.nationality : nil,
-                                   verificationMethod: fallbackReason == nil ? "ZKP Verified" : "NFC Verified",
-                                   evidence: evidence, expiry: expiryEnd)
+        if let proofEvidence { claims.evidence["zero_knowledge_proof"] = proofEvidence }
+        claims.verificationMethod = fallbackReason == nil ? "ZKP Verified" : "NFC Verified"
         if let institution {
             guard format == .sdJWT else { throw IssueError.institutionFormat }
             guard batch >= 1, batch <= 100, validity >= 86_400 else { throw IssueError.badBatch }
@@ -152,6 +128,39 @@ public enum CredentialIssuer {
         let credential = try PassportCredential.issue(claims, format: format, key: key, now: now, expiry: expiryEnd)
         return Outcome(credential: credential, format: format, holderDID: DIDKey.did(for: key.publicKey), claims: claims, level: .L1,
                        issuer: nil, instances: 1, proverFallbackReason: fallbackReason, passiveAuthentication: report)
+    }
+
+    /// The claims a document that passed passive authentication gives (`report` is its
+    /// verification; `activeAuthentication`/`chipAuthentication` what the read recorded, nil when
+    /// it did not say): age_over_18, is_human, the nationality when asked for, and evidence
+    /// without personal data. `expiry` is the end of the document's expiry day. Nothing is signed.
+    public static func derive(files: [LDSFile: [UInt8]], report: PassiveAuthenticationReport, activeAuthentication: String?,
+                              chipAuthentication: String?, includeNationality: Bool, now: Date = Date()) throws -> DerivedClaims {
+        guard report.passed else { throw IssueError.notVerified(report.failures) }
+        guard let dg1Bytes = files[.dataGroup(1)],
+              report.dataGroups.contains(where: { $0.number == 1 && $0.status == .valid }) else { throw IssueError.missingDG1 }
+        let mrz = try DataGroup1(bytes: dg1Bytes).mrz
+        guard let birth = calendarDate(mrz.birthDate, kind: .birth, now: now) else { throw IssueError.unreadableBirthDate }
+        guard let expiry = calendarDate(mrz.expiryDate, kind: .expiry, now: now) else { throw IssueError.unreadableBirthDate }
+        // The document is valid through its expiry day.
+        let expiryEnd = expiry.addingTimeInterval(86_399)
+        guard expiryEnd > now else { throw IssueError.documentExpired(MRZDate.isoDate(mrz.expiryDate, kind: .expiry, now: now)) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone.gmt
+        let eighteenth = calendar.date(byAdding: .year, value: 18, to: birth)!
+        let evidence: [String: Any] = [
+            "type": "PassiveAuthentication",
+            "passive_authentication": "passed",
+            "hash_algorithm": report.hashAlgorithm ?? "unknown",
+            "signature_algorithm": report.signatureScheme ?? "unknown",
+            "trust_anchor": ["type": "CSCA", "country": countryOf(report.csca?.subject) ?? mrz.issuingState,
+                             "subject": report.csca?.subject ?? ""],
+            "data_groups_verified": report.dataGroups.filter { $0.status == .valid }.map(\.number),
+            "active_authentication": activeAuthentication ?? "not_recorded",
+            "chip_authentication": chipAuthentication ?? "not_recorded",
+        ]
+        return DerivedClaims(ageOver18: eighteenth <= now, isHuman: true, nationality: includeNationality ? mrz.nationality : nil,
+                             verificationMethod: "NFC Verified", evidence: evidence, expiry: expiryEnd)
     }
 
     /// The zkPassport circuits (package names; compiled as `<name>.json`) a proof for this dump

@@ -174,23 +174,24 @@ struct PresentCommand: ParsableCommand {
             let requestText = try resolveRequestText()
             let store = try userKeyStore()
             let holder = try HolderKey.resolve(store)
-            let held = try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey)
+            let held = Holder(credential: try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey), store: store)
             if let requestText {
-                try answer(requestText, held: held, store: store)
+                try answer(requestText, holder: held)
                 return
             }
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
             let chosen = Set(disclose.split(separator: ",").map { $0.trimmed() }.filter { !$0.isEmpty })
             // Asked before the pairwise key exists: a declined verifier leaves no key file behind.
-            try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your \(held.level == .L1 ? "pairwise DID" : "own credential instance") for that verifier,",
-                         "disclosing: \(held.claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", ")).",
-                         Self.levelLine(held)],
+            let credential = held.credential
+            try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your \(credential.level == .L1 ? "pairwise DID" : "own credential instance") for that verifier,",
+                         "disclosing: \(credential.claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", ")).",
+                         held.levelLine],
                         question: "Sign", action: "signed", yes: yes)
-            let (token, did) = try Self.present(held, disclose: chosen, audience: aud, nonce: nonce, store: store, pairwise: { try store.pairwiseKey(for: aud) })
+            let (token, did) = try held.present(disclose: chosen, origin: aud, nonce: nonce)
             let matrix = qr || qrOut != nil ? try QRPresentation.matrix(for: token) : nil
             if let matrix, let qrOut { try QRPresentation.write(matrix, to: qrOut) }
             if json {
-                var report = PresentReport(token: token, format: held.format, did: did, disclosed: chosen, level: held.level)
+                var report = PresentReport(token: token, format: credential.format, did: did, disclosed: chosen, level: credential.level)
                 if let matrix, let qrOut { report.qrImage = .init(file: qrOut, version: matrix.version, modules: matrix.size) }
                 printJSON(report)
             } else if let matrix, qr {
@@ -204,29 +205,6 @@ struct PresentCommand: ParsableCommand {
         }
     }
 
-    /// What the verifier will see, in the holder's words.
-    static func levelLine(_ held: HeldCredential) -> String {
-        switch held.level {
-        case .L1: return "The verifier will see level L1 (self-issued): your own signature, which proves nothing about your passport; a verifier that asks for more refuses it."
-        default: return "The verifier will see level L2 (issued by \(held.issuer ?? "an institution")) if it trusts that issuer; otherwise it refuses the credential."
-        }
-    }
-
-    /// One presentation: self-issued under the pairwise key, or this verifier's own instance of an issued batch.
-    static func present(_ held: HeldCredential, disclose: Set<String>, audience: String, nonce: String, store: KeyStore,
-                        pairwise: () throws -> P256PrivateKey) throws -> (token: String, did: String) {
-        if held.instances.isEmpty {
-            let key = try pairwise()
-            return (try PassportCredential.present(held.claims, format: held.format, disclose: disclose, audience: audience, nonce: nonce, key: key),
-                    DIDKey.did(for: key.publicKey))
-        }
-        let label = try store.instance(for: audience, among: held.instances.map(\.keyLabel))
-        let instance = held.instances.first { $0.keyLabel == label }!
-        let key = try store.instanceKey(label: label, create: false)
-        return (try PassportCredential.present(instance, claims: held.claims, disclose: disclose, audience: audience, nonce: nonce, key: key),
-                DIDKey.did(for: key.publicKey))
-    }
-
     /// The request's text: --request as given (inline, a file), or the link in a verifier's QR code.
     func resolveRequestText() throws -> String? {
         if let request { return try readTokenArgument(request) }
@@ -235,8 +213,7 @@ struct PresentCommand: ParsableCommand {
         return try QRContent.request(try source.read(), source: source.name, limit: InputBounds.maxTokenBytes)
     }
 
-    func answer(_ text: String, held: HeldCredential, store: KeyStore) throws {
-        let claims = held.claims
+    func answer(_ text: String, holder: Holder) throws {
         guard aud == nil, nonce == nil else { throw OpenID4VPError.usage("--aud and --nonce come from the request; do not give them with --request") }
         var policy = AuthorizationRequest.Policy()
         policy.anchors = verifierCA
@@ -246,70 +223,25 @@ struct PresentCommand: ParsableCommand {
         http.allowPlainHTTP = insecureLoopback
         let request = try Wallet.resolve(text, policy: policy, http: http)
         if let saveRequest, let object = request.requestObject { try writePrivateFile(Data(object.utf8), to: saveRequest) }
-        let memory = AnsweredRequests(store: store)
-        try memory.check(request)
-
-        var holding: [String: Any] = ["age_over_18": claims.ageOver18, "is_human": claims.isHuman]
-        if let nationality = claims.nationality { holding["nationality"] = nationality }
         let agreed = Set(allow.split(separator: ",").map { $0.trimmed() }.filter { !$0.isEmpty })
-        let selection = try DCQLSelection.select(request.dcql, vct: PassportCredential.vct, held: holding, agreed: agreed)
-
-        // Every line below is passed through terminalSafe by confirm: the verifier's text is data.
-        let who = request.signer.map { "\(request.clientID) (certificate \($0.subject)\($0.dnsNames.isEmpty ? "" : ", DNS \($0.dnsNames.joined(separator: ", "))"))" }
-            ?? "\(request.clientID) (unsigned request)"
-        let what = selection.answers.map { "\($0.claims.isEmpty ? "no claim" : $0.claims.joined(separator: ", ")) (query \($0.queryID))" }.joined(separator: "; ")
-        let host = request.responseURI.host ?? "?"
-        var lines = ["Verifier \(who) asks for: \(what).",
-                     "The answer goes to host \(host): \(request.responseURI.absoluteString) (\(request.responseMode)\(request.responseMode == "direct_post.jwt" ? ", encrypted \(request.encryption.rawValue)" : ""))."]
-        if let named = Self.namedHosts(request), !named.contains(where: { $0.lowercased() == host.lowercased() }) {
-            lines.append("Note: the client_id names \(named.isEmpty ? "no host" : named.joined(separator: ", ")), but the answer goes to \(host).")
-        }
-        lines.append(Self.levelLine(held))
-        try confirm(lines, question: "Send", action: "sent", yes: yes)
-
-        var vpToken: [String: [String]] = [:]
-        var did = ""
-        for answer in selection.answers {
-            let (token, presenter) = try Self.present(held, disclose: Set(answer.claims), audience: request.clientID, nonce: request.nonce, store: store,
-                                                      pairwise: { try store.pairwiseKey(forClientID: request.clientID) })
-            vpToken[answer.queryID] = [token]
-            did = presenter
-        }
-        let outcome: Wallet.Outcome
-        do {
-            outcome = try Wallet.send(request, vpToken: vpToken, http: http)
-        } catch let error as OpenID4VPError {
-            if case .verifierRefused = error { memory.record(request) }
-            throw error
-        }
-        memory.record(request)
-        let disclosed = Dictionary(uniqueKeysWithValues: selection.answers.map { ($0.queryID, $0.claims) })
+        let pending = try holder.prepare(request, agreed: agreed)
+        // Every line is passed through terminalSafe by confirm: the verifier's text is data.
+        try confirm(pending.summary, question: "Send", action: "sent", yes: yes)
+        let sent = try holder.send(pending, http: http)
+        let level = holder.credential.level
         if json {
             printJSON(PresentRequestReport(
                 verifier: .init(clientID: request.clientID, certificateSubject: request.signer?.subject, dnsNames: request.signer?.dnsNames ?? []),
                 responseURI: request.responseURI.absoluteString, responseMode: request.responseMode,
                 encryption: request.responseMode == "direct_post.jwt" ? request.encryption.rawValue : nil,
-                nonce: request.nonce, disclosed: disclosed, did: did, sent: true,
-                verifierStatus: outcome.status, redirectURI: outcome.redirectURI, level: held.level))
+                nonce: request.nonce, disclosed: sent.disclosed, did: sent.did, sent: true,
+                verifierStatus: sent.outcome.status, redirectURI: sent.outcome.redirectURI, level: level))
         } else {
-            print(terminalSafe("Sent \(selection.disclosed.sorted().joined(separator: ", ")) to \(request.clientID) (level \(held.level.rawValue) at best): the verifier accepted it (HTTP \(outcome.status))"
-                  + (outcome.redirectURI.map { "; continue at \($0)" } ?? "")))
-        }
-    }
-
-    /// The hosts the client_id names: the x509_san_dns name, the redirect_uri's host, the DNS
-    /// names of an x509_hash certificate (nil when the prefix names none).
-    static func namedHosts(_ request: AuthorizationRequest) -> [String]? {
-        switch request.client {
-        case .x509SanDNS(let name): return [name]
-        case .redirectURI(let uri): return [URL(string: uri)?.host ?? uri]
-        case .x509Hash: return request.signer?.dnsNames ?? []
-        case .unsupported: return nil
+            print(terminalSafe("Sent \(pending.selection.disclosed.sorted().joined(separator: ", ")) to \(request.clientID) (level \(level.rawValue) at best): the verifier accepted it (HTTP \(sent.outcome.status))"
+                  + (sent.outcome.redirectURI.map { "; continue at \($0)" } ?? "")))
         }
     }
 }
-
-extension OpenID4VPError: ReportableError {}
 
 extension TrustLevel: ExpressibleByArgument {}
 

@@ -16,6 +16,11 @@ struct DeskCommand: ParsableCommand {
         stays in the server's memory until "Clear", a new document, or --idle-clear seconds without
         use; "Save dump" writes the folder `passport scan --out` writes, into --save-to.
         From another machine, forward the port over SSH (docs/desk.md). Ctrl-C stops it.
+        With --holder (on the holder's own machine) a document read and verified here can be
+        presented: its derived claims (age_over_18, is_human, nationality when ticked) shown to a
+        verifier as a QR code, or sent in answer to a verifier's openid4vp:// QR code read with the
+        webcam or from a photo, after the page shows who asks for what. Presentations are
+        self-issued (level L1), each verifier under its own pairwise key of your key store.
         """)
 
     @Option(help: "The port to listen on (0: a free one).") var port: Int = 0
@@ -31,6 +36,12 @@ struct DeskCommand: ParsableCommand {
     var resumeWait: Double = 30
     @OptionGroup(title: "Extended Access Control (DG3 fingerprints, DG4 irises)") var eac: TerminalOptions
     @OptionGroup(title: "Verification (runs when trust anchors are configured)") var trustOptions: TrustOptions
+    @Flag(help: "The holder's own desk: offer to present a verified document's claims (QR code, or an answer to a verifier's QR code), signed with your key store.")
+    var holder = false
+    @Option(name: .customLong("verifier-ca"), help: "With --holder: a PEM file of CA certificates trusted for verifiers' TLS and request objects (repeatable).")
+    var verifierCA: [String] = []
+    @Flag(help: "With --holder: allow http:// request and response URIs on loopback (tests only).") var insecureLoopback = false
+    @Option(help: "With --holder: seconds each exchange with a verifier may take.") var httpTimeout: Double = 30
     @Flag(help: "Print the address as one JSON object on stdout.") var json = false
 
     func validate() throws {
@@ -41,6 +52,9 @@ struct DeskCommand: ParsableCommand {
         guard (1...1000).contains(keep) else { throw ValidationError("--keep takes 1 to 1000 documents.") }
         guard idleClear >= 10 else { throw ValidationError("--idle-clear takes 10 seconds or more.") }
         if !(0...3600).contains(resumeWait) { throw ValidationError("--resume-wait takes 0 to 3600 seconds.") }
+        if !holder && (!verifierCA.isEmpty || insecureLoopback) {
+            throw ValidationError("--verifier-ca and --insecure-loopback go with --holder.")
+        }
     }
 
     /// What `--json` prints once the server listens.
@@ -69,7 +83,7 @@ struct DeskCommand: ParsableCommand {
             settings.trust = trustOptions.sources.isConfigured ? try trustOptions.sources.load() : nil
             let state = DeskState(keep: keep, idleSeconds: idleClear)
             let app = DeskApp(state: state, ocr: DeskOCR(tessdata: tessdata), trust: settings.trust,
-                              saveFolder: URL(fileURLWithPath: saveTo))
+                              saveFolder: URL(fileURLWithPath: saveTo), holder: try holderSide())
             let hosts = listen.map { $0 == "localhost" ? DeskServer.loopback : [$0] } ?? DeskServer.loopback
             server = try DeskServer.start(app: app, hosts: hosts, port: port)
             readers = DeskReaders(state: state, settings: settings)
@@ -90,6 +104,16 @@ struct DeskCommand: ParsableCommand {
         printError("Stopping the desk; nothing it read was kept.")
         readers.stop()
         server.stop()
+    }
+
+    /// The holder's side, with the user's key store (nil without --holder).
+    func holderSide() throws -> DeskHolder? {
+        guard holder else { return nil }
+        var settings = DeskHolder.Settings(store: try userKeyStore())
+        settings.verifierCA = verifierCA
+        settings.insecureLoopback = insecureLoopback
+        settings.httpTimeout = httpTimeout
+        return try DeskHolder(settings: settings)
     }
 
     /// xdg-open, not waited for; its absence is said, the address is printed anyway.

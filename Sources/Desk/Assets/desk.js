@@ -2,30 +2,13 @@
 // person does. Text from the chip or a dump is only ever set as text, never as markup.
 import { checkDigit, documentNumberField, isDate } from '/assets/mrz.js';
 import { renderResult, clearResult } from '/assets/result.js';
+import { renderHolder, clearHolder, wireHolder } from '/assets/holder.js';
+import { $, element, post } from '/assets/page.js';
 
-const $ = (id) => document.getElementById(id);
 let state = null;
 let shownResult = null;
 let pendingReading = null;   // an MRZ read by the camera or a photo, waiting for confirmation
 let camera = null;           // { stream, running }
-
-function element(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
-
-async function post(path, body, type = 'application/json') {
-  const response = await fetch(path, {
-    method: 'POST', headers: { 'Content-Type': type }, credentials: 'same-origin',
-    body: type === 'application/json' ? JSON.stringify(body ?? {}) : body,
-  });
-  const text = await response.text();
-  const data = text ? JSON.parse(text) : {};
-  if (!response.ok) throw new Error(data.error ? data.error.message : `${response.status} ${response.statusText}`);
-  return data;
-}
 
 // --- state from the server -------------------------------------------------------------------
 
@@ -51,7 +34,7 @@ function render(next) {
   $('idle-minutes').textContent = String(Math.round(next.idle_clear_seconds / 60));
   const newest = next.results[0];
   if (!newest) {
-    if (shownResult !== null) { shownResult = null; clearResult(); }
+    if (shownResult !== null) { shownResult = null; clearResult(); clearHolder(); }
   } else if (shownResult === null || !next.results.some((r) => r.id === shownResult) || (newest.id > shownResult && !browsingHistory)) {
     showResult(newest.id);
   }
@@ -148,7 +131,7 @@ async function showResult(id) {
     const response = await fetch(`/api/results/${id}`, { credentials: 'same-origin' });
     if (!response.ok) return;
     const result = await response.json();
-    if (shownResult === id) renderResult(result);
+    if (shownResult === id) { renderResult(result); renderHolder(result, state !== null && state.holder); }
     if (state) renderHistory(state.results);
   } catch (error) { showError(error); }
 }
@@ -380,4 +363,5 @@ function wire() {
 }
 
 wire();
+wireHolder();
 connect();

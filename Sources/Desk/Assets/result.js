@@ -1,13 +1,6 @@
 // One document as a person reads it: the face large, the data of DG1 (and DG11/DG12), the MRZ of
 // the page beside the chip's, one verdict line per check with its details and certificates.
-const $ = (id) => document.getElementById(id);
-
-function element(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
+import { $, element } from '/assets/page.js';
 
 const documentTypes = { P: 'Passport', I: 'Identity card', A: 'Identity card', C: 'Identity card', V: 'Visa' };
 const sexes = { M: 'male', F: 'female', X: 'unspecified', '<': 'unspecified' };
