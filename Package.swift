@@ -106,7 +106,7 @@ let package = Package(
         // whose page (Sources/Desk/Assets) is embedded in the binary by the DeskAssets plugin.
         .target(name: "Desk", dependencies: ["TextSupport", 
             "PassportKit", "Diagnostics", "CardIO", "LDS", "MRZ", "PassiveAuth", "PassportCrypto", "LocalFiles",
-            "ImageCodecs", "MRZScanner", "CZlib", "Credentials", "OpenID4VP", "OpenID4VPClient", "QRCodes",
+            "ImageCodecs", "MRZScanner", "CZlib", "Credentials", "OpenID4VP", "OpenID4VPClient", "QRCodes", "LibraryLoading",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

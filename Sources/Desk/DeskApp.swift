@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TextSupport
 import LDS
+import LibraryLoading
 import LocalFiles
 import MRZ
 import PassiveAuth
@@ -213,8 +214,11 @@ public final class DeskApp: Sendable {
             case ("POST", "request-decline"): holder.decline(id, state: state); return .noContent
             default: return .error(405, "method", "\(method) is not answered at \(name).")
             }
+        } catch let missing as MissingLibrary {
+            return Self.failure(missing, status: 503)
         } catch {
-            return Self.failure(error)
+            // What was given or read (a code too large for one QR code included), or the verifier's answer.
+            return Self.failure(error, status: 422)
         }
     }
 

@@ -197,7 +197,7 @@ public struct DCQLSelection: Sendable, Equatable {
         let asked = Set(answers.flatMap(\.claims))
         let beyond = asked.subtracting(agreed)
         guard beyond.isEmpty else {
-            throw OpenID4VPError.cannotSatisfy("the verifier asks for \(beyond.sorted().joined(separator: ", ")), more than you agreed to disclose (\(agreed.sorted().joined(separator: ", "))); add it to --allow to agree")
+            throw OpenID4VPError.cannotSatisfy("the verifier asks for \(beyond.sorted().joined(separator: ", ")), more than you agreed to disclose (\(agreed.sorted().joined(separator: ", "))); agree to it to answer (present --allow, or tick it on the desk)")
         }
         return DCQLSelection(answers: answers)
     }

@@ -73,11 +73,11 @@ def test_a_presentation_shown_as_a_qr_code_is_read_back_and_verified(tmp_path):
         wait(browser, lambda d: d.execute_script(
             "const i = document.getElementById('holder-qr-image');"
             "return !document.getElementById('holder-qr').hidden && i.complete && i.naturalWidth > 0;"), "no QR code was shown")
-        screenshot(browser, "09-holder-qr-code")
         assert serious_violations(browser) == []
         # What the screen shows, as pixels: zbarimg reads it.
         shot = tmp_path / "qr-on-screen.png"
         token = zbar(qr_on_screen(browser, shot))
+        screenshot(browser, "16-holder-qr-code")
         caption = browser.find_element(By.ID, "holder-qr-caption").text
         assert f"{len(token)} bytes" in caption, caption
 
@@ -149,12 +149,12 @@ class Polaris:
         assert keys.returncode == 0, keys.stderr
         (folder / "issuer-jwks.json").write_text(keys.stdout)
 
-    def serve(self):
+    def serve(self, claim="age_over_18=true"):
         port = 20000 + int.from_bytes(os.urandom(2), "big") % 20000
         log = tempfile.NamedTemporaryFile(prefix="polaris-", suffix=".log", dir=self.folder, delete=False)
         process = subprocess.Popen([str(POLARIS), "serve", "--bind", "127.0.0.1", "--host", "localhost", "--port", str(port),
                                     "--once", "--verbose", "--pki", str(self.pki), "--issuer-jwks", str(self.folder / "issuer-jwks.json"),
-                                    "--claim", "age_over_18=true", "--vct", VCT],
+                                    "--claim", claim, "--vct", VCT],
                                    stdout=subprocess.PIPE, stderr=log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -199,7 +199,7 @@ def test_a_verifiers_qr_code_read_by_the_webcam_is_answered_after_consent(tmp_pa
         assert polaris.client_id in consent and "asks for: age_over_18" in consent, consent
         assert "The answer goes to host localhost" in consent and "level L1" in consent, consent
         assert "POST /response" not in log.read_text(), "something was sent before the person agreed"
-        screenshot(browser, "10-holder-verifier-request")
+        screenshot(browser, "17-holder-verifier-request")
         browser.find_element(By.ID, "holder-send").click()
         status = wait(browser, lambda d: d.find_element(By.ID, "holder-status").text
                       if d.find_element(By.ID, "holder-status").text.startswith(("Sent", "Not sent")) else None, "no answer was sent")
@@ -246,6 +246,21 @@ def test_a_photo_of_a_verifiers_qr_code_can_be_declined_and_other_codes_are_refu
         status_code, _, body = desk.request(f"/api/results/{result}/request-send", method="POST", cookie=cookie, body=b"{}",
                                             headers={"Origin": desk.origin, "Content-Type": "application/json"})
         assert status_code == 422 and json.loads(body)["error"]["code"] == "no_pending_request", body
+
+        # A verifier asking for the nationality, which is not ticked: refused, nothing put to the
+        # person; once ticked, the request names it.
+        process.kill()
+        process, link, log = polaris.serve(claim="nationality")
+        qr_image(link, tmp_path / "nationality.png")
+        browser.execute_script("document.getElementById('holder-status').textContent = ''")
+        photo.send_keys(str(tmp_path / "nationality.png"))
+        status = wait(browser, settled_status, "a request beyond the ticked claims was not refused")
+        assert "asks for nationality, more than you agreed to disclose" in status, status
+        assert not browser.find_element(By.ID, "holder-consent").is_displayed()
+        browser.find_element(By.ID, "holder-claim-nationality").click()
+        photo.send_keys(str(tmp_path / "nationality.png"))
+        wait(browser, lambda d: d.find_element(By.ID, "holder-consent").is_displayed(), "the ticked claim's request was not put to the person")
+        assert "asks for: nationality" in browser.find_element(By.ID, "holder-consent-lines").text
     finally:
         browser.quit()
         process.kill()
