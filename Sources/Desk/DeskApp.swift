@@ -216,6 +216,8 @@ public final class DeskApp: Sendable {
             }
         } catch let missing as MissingLibrary {
             return Self.failure(missing, status: 503)
+        } catch DeskHolderError.gone {
+            return Self.failure(DeskHolderError.gone, status: 404)
         } catch {
             // What was given or read (a code too large for one QR code included), or the verifier's answer.
             return Self.failure(error, status: 422)

@@ -76,17 +76,17 @@ public final class DeskHolder: Sendable {
 
     /// The result's holder, made from its verified document the first time it is asked for.
     func holder(for record: DeskRecord, state: DeskState) throws -> Holder {
-        let id = record.result.id
-        if let item = state.holderItem(id) { return item.holder }
-        guard let contents = record.contents else { throw DeskHolderError.notReadHere }
-        guard let verification = record.verification else { throw DeskHolderError.notVerified }
-        guard record.result.ok else { throw DeskHolderError.notValid(Self.firstFailure(record.result)) }
-        let claims = try CredentialIssuer.derive(files: contents.files, report: verification,
-                                                 activeAuthentication: contents.activeAuthentication.status,
-                                                 chipAuthentication: contents.chipAuthentication.status, includeNationality: true)
-        let holder = Holder(credential: HeldCredential(selfIssued: claims), store: settings.store)
-        guard state.setHolderItem(id, DeskHolderItem(holder: holder)) else { throw DeskHolderError.gone }
-        return holder
+        let item = try state.holderItem(record.result.id) {
+            guard let contents = record.contents else { throw DeskHolderError.notReadHere }
+            guard let verification = record.verification else { throw DeskHolderError.notVerified }
+            guard record.result.ok else { throw DeskHolderError.notValid(Self.firstFailure(record.result)) }
+            let claims = try CredentialIssuer.derive(files: contents.files, report: verification,
+                                                     activeAuthentication: contents.activeAuthentication.status,
+                                                     chipAuthentication: contents.chipAuthentication.status, includeNationality: true)
+            return DeskHolderItem(holder: Holder(credential: HeldCredential(selfIssued: claims), store: settings.store))
+        }
+        guard let item else { throw DeskHolderError.gone }
+        return item.holder
     }
 
     static func firstFailure(_ result: DeskResult) -> String {
@@ -129,9 +129,8 @@ public final class DeskHolder: Sendable {
         let (token, did) = try holder.present(disclose: disclose, origin: audience, nonce: nonce)
         let matrix = try QREncoder.encode(token)
         let id = record.result.id
-        guard var item = state.holderItem(id) else { throw DeskHolderError.gone }
-        item.presentationSVG = QRRendering.svg(matrix)
-        guard state.setHolderItem(id, item) else { throw DeskHolderError.gone }
+        let svg = QRRendering.svg(matrix)
+        guard state.updateHolderItem(id, { $0.presentationSVG = svg }) else { throw DeskHolderError.gone }
         return PresentationAnswer(did: did, disclosed: Self.offered.filter(disclose.contains), bytes: token.utf8.count,
                                   qr: .init(version: matrix.version, modules: matrix.size, image: "/api/results/\(id)/presentation.svg"))
     }
@@ -183,10 +182,7 @@ public final class DeskHolder: Sendable {
         policy.insecureLoopback = settings.insecureLoopback
         let request = try Wallet.resolve(link, policy: policy, http: http)
         let pending = try holder.prepare(request, agreed: agreed.intersection(Self.offered))
-        let id = record.result.id
-        guard var item = state.holderItem(id) else { throw DeskHolderError.gone }
-        item.pending = pending
-        guard state.setHolderItem(id, item) else { throw DeskHolderError.gone }
+        guard state.updateHolderItem(record.result.id, { $0.pending = pending }) else { throw DeskHolderError.gone }
         return RequestAnswer(status: "request", verifier: pending.verifier, asked: pending.asked, responseHost: pending.responseHost,
                              hostNote: pending.hostNote, summary: pending.summary)
     }
@@ -206,20 +202,21 @@ public final class DeskHolder: Sendable {
 
     /// The person agreed: signs and sends the answer to the request waiting for it.
     func send(_ id: Int, state: DeskState) throws -> SentAnswer {
-        guard var item = state.holderItem(id), let pending = item.pending else { throw DeskHolderError.noPendingRequest }
         // Taken before sending: a second click cannot answer the same request twice.
-        item.pending = nil
-        guard state.setHolderItem(id, item) else { throw DeskHolderError.gone }
-        let sent = try item.holder.send(pending, http: http)
+        var taken: (Holder, Holder.PendingAnswer)?
+        state.updateHolderItem(id) { item in
+            if let pending = item.pending { taken = (item.holder, pending) }
+            item.pending = nil
+        }
+        guard let (holder, pending) = taken else { throw DeskHolderError.noPendingRequest }
+        let sent = try holder.send(pending, http: http)
         return SentAnswer(clientID: pending.request.clientID, disclosed: sent.disclosed, did: sent.did,
                           verifierStatus: sent.outcome.status, redirectURI: sent.outcome.redirectURI)
     }
 
     /// The person declined: the request is forgotten, nothing was signed or sent.
     func decline(_ id: Int, state: DeskState) {
-        guard var item = state.holderItem(id) else { return }
-        item.pending = nil
-        state.setHolderItem(id, item)
+        state.updateHolderItem(id) { $0.pending = nil }
     }
 }
 

@@ -150,12 +150,27 @@ public final class DeskState: Sendable {
     /// The holder's item of result `id` (nil when there is none, or the result is gone).
     func holderItem(_ id: Int) -> DeskHolderItem? { inner.withLock { $0.holderItems[id] } }
 
-    /// Sets (or with nil, drops) the holder's item of result `id`, if that result is still held;
-    /// false when it is not. Counts as the person's activity.
+    /// The holder's item of result `id`, made by `make` if there is none yet; nil when the result
+    /// is gone. Counts as the person's activity.
+    func holderItem(_ id: Int, orMake make: () throws -> DeskHolderItem) rethrows -> DeskHolderItem? {
+        if let item = holderItem(id) { return item }
+        let made = try make()
+        return inner.withLock { state in
+            guard state.records.contains(where: { $0.result.id == id }) else { return nil }
+            state.lastActivity = Date()
+            if let existing = state.holderItems[id] { return existing }  // made meanwhile by another request
+            state.holderItems[id] = made
+            return made
+        }
+    }
+
+    /// Changes the holder's item of result `id` in place; false when there is none (or the result
+    /// is gone). Counts as the person's activity.
     @discardableResult
-    func setHolderItem(_ id: Int, _ item: DeskHolderItem?) -> Bool {
+    func updateHolderItem(_ id: Int, _ change: (inout DeskHolderItem) -> Void) -> Bool {
         inner.withLock { state in
-            guard state.records.contains(where: { $0.result.id == id }) else { return false }
+            guard state.records.contains(where: { $0.result.id == id }), var item = state.holderItems[id] else { return false }
+            change(&item)
             state.holderItems[id] = item
             state.lastActivity = Date()
             return true

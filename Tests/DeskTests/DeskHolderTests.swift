@@ -31,13 +31,14 @@ import TestSupport
         let holder = try Self.holder()
         let state = DeskState()
         let first = try DeskStateTests.record(state, try DumpFolder(reading: DeskStateTests.fixture))
-        #expect(state.setHolderItem(first.result.id, Self.item(holder)))
+        #expect(state.holderItem(first.result.id, orMake: { Self.item(holder) }) != nil)
         #expect(state.holderItem(first.result.id) != nil)
         // The next document replaces the first (not keep-reading): its item goes too.
         let second = try DeskStateTests.record(state, try DumpFolder(reading: DeskStateTests.fixture))
         #expect(state.holderItem(first.result.id) == nil)
-        #expect(!state.setHolderItem(first.result.id, Self.item(holder)), "an item was kept for a result that is gone")
-        #expect(state.setHolderItem(second.result.id, Self.item(holder)))
+        #expect(state.holderItem(first.result.id, orMake: { Self.item(holder) }) == nil, "an item was kept for a result that is gone")
+        #expect(!state.updateHolderItem(first.result.id) { $0.pending = nil })
+        #expect(state.holderItem(second.result.id, orMake: { Self.item(holder) }) != nil)
         state.clear()
         #expect(state.holderItem(second.result.id) == nil)
     }
@@ -46,7 +47,7 @@ import TestSupport
         let holder = try Self.holder()
         let state = DeskState(keep: 10, idleSeconds: 10)
         let record = try DeskStateTests.record(state, try DumpFolder(reading: DeskStateTests.fixture))
-        state.setHolderItem(record.result.id, Self.item(holder))
+        _ = state.holderItem(record.result.id, orMake: { Self.item(holder) })
         state.clearIfIdle(now: Date().addingTimeInterval(11))
         #expect(state.holderItem(record.result.id) == nil)
     }
@@ -55,7 +56,7 @@ import TestSupport
         let holder = try Self.holder()
         let state = DeskState()
         let record = try DeskStateTests.record(state, try DumpFolder(reading: DeskStateTests.fixture))
-        state.setHolderItem(record.result.id, Self.item(holder))
+        _ = state.holderItem(record.result.id, orMake: { Self.item(holder) })
         #expect(throws: DeskHolderError.noPendingRequest) { try holder.send(record.result.id, state: state) }
     }
 }
