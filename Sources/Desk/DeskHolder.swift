@@ -121,6 +121,8 @@ public final class DeskHolder: Sendable {
         let nonce = given.nonce.trimmed()
         try Self.checkField(audience, "The verifier's origin", limit: 2048)
         try Self.checkField(nonce, "The verifier's nonce", limit: 512)
+        // Before anything is signed: without libqrencode no pairwise key is made for nothing.
+        try QREncoder.requireLibrary()
         let holder = try holder(for: record, state: state)
         let disclose = Set(given.disclose)
         let unknown = disclose.subtracting(holder.holding.keys)

@@ -173,21 +173,21 @@ struct PresentCommand: ParsableCommand {
             // is not a request is refused with nothing signed or sent.
             let requestText = try resolveRequestText()
             let store = try userKeyStore()
-            let holder = try HolderKey.resolve(store)
-            let held = Holder(credential: try PassportCredential.open(try readTokenArgument(credential), holder: holder.publicKey), store: store)
+            let holderKey = try HolderKey.resolve(store)
+            let holder = Holder(credential: try PassportCredential.open(try readTokenArgument(credential), holder: holderKey.publicKey), store: store)
             if let requestText {
-                try answer(requestText, holder: held)
+                try answer(requestText, holder: holder)
                 return
             }
             guard let aud, let nonce else { throw OpenID4VPError.usage("give --request, or both --aud and --nonce") }
             let chosen = Set(disclose.split(separator: ",").map { $0.trimmed() }.filter { !$0.isEmpty })
             // Asked before the pairwise key exists: a declined verifier leaves no key file behind.
-            let credential = held.credential
+            let credential = holder.credential
             try confirm(["A presentation for \(aud) (nonce \(nonce)) will be signed under your \(credential.level == .L1 ? "pairwise DID" : "own credential instance") for that verifier,",
                          "disclosing: \(credential.claims.claims.map(\.0).filter(chosen.contains).joined(separator: ", ")).",
-                         held.levelLine],
+                         holder.levelLine],
                         question: "Sign", action: "signed", yes: yes)
-            let (token, did) = try held.present(disclose: chosen, origin: aud, nonce: nonce)
+            let (token, did) = try holder.present(disclose: chosen, origin: aud, nonce: nonce)
             let matrix = qr || qrOut != nil ? try QRPresentation.matrix(for: token) : nil
             if let matrix, let qrOut { try QRPresentation.write(matrix, to: qrOut) }
             if json {
