@@ -16,8 +16,6 @@ os.environ.setdefault("PASSPORT_BIN", str(release if release.exists() else ROOT 
 import conftest  # noqa: E402  (the browser tests' harness: the desk, the browser, the virtual passport)
 from conftest import FIXTURES, KEY, Desk, eject, make_browser, present, session_cookie, wait  # noqa: E402
 
-ASSETS = ["/", "/assets/desk.css", "/assets/desk.js", "/assets/mrz.js", "/assets/result.js"]
-
 
 def rss_kib(pid):
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -34,10 +32,14 @@ def js_heap(driver):
 
 
 def page_weight(desk, driver):
+    """The bytes of the page and of every part it loaded from the desk (not the API's answers, not
+    the face), fetched again by path; and whatever it loaded from elsewhere (must be nothing)."""
     cookie = session_cookie(driver)
-    sizes = {path: len(desk.request(path, cookie=cookie)[2]) for path in ASSETS}
     entries = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     external = [url for url in entries if not url.startswith(desk.origin)]
+    paths = ["/"] + sorted({url[len(desk.origin):].split("?")[0] for url in entries
+                            if url.startswith(desk.origin) and url[len(desk.origin):].startswith("/assets/")})
+    sizes = {path: len(desk.request(path, cookie=cookie)[2]) for path in paths}
     return sizes, external
 
 
