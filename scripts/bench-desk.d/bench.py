@@ -81,14 +81,26 @@ def soak(desk, driver, documents):
     cookie = session_cookie(driver)
     desk.request("/api/keep-reading", method="POST", body=b'{"on": true}', cookie=cookie, headers=headers)
     marks = {}
+
+    def newest():
+        results = json.loads(desk.request("/api/state", cookie=cookie)[2])["results"]
+        return results[0]["id"] if results else 0
+
     started = time.time()
     for number in range(1, documents + 1):
+        # Each document is waited for as a new result (ids go on across the earlier measurements).
+        before = newest()
         eject()
         desk.request("/api/key", method="POST", body=json.dumps(KEY).encode(), cookie=cookie, headers=headers)
-        present(FIXTURES / "passport-pace", "--pace")
-        wait(driver, lambda d: d.execute_script(
-            "return document.querySelectorAll('#history li.ok').length > 0 && document.getElementById('face').complete") and
-            json.loads(desk.request("/api/state", cookie=cookie)[2])["results"][0]["id"] >= number, f"document {number} was not read")
+        try:
+            present(FIXTURES / "passport-pace", "--pace")
+        except AssertionError as error:
+            raise AssertionError(f"soak document {number}: {error}") from None
+        if number % 50 == 0:
+            print(f"soak: {number} documents read", file=sys.stderr)
+        wait(driver, lambda d: newest() > before and d.execute_script(
+            "return document.querySelectorAll('#history li.ok').length > 0 && document.getElementById('face').complete"),
+            f"document {number} was not read")
         if number in (10, documents):
             marks[number] = (rss_kib(desk.process.pid), js_heap(driver))
     return marks, time.time() - started
