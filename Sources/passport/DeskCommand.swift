@@ -10,16 +10,17 @@ struct DeskCommand: ParsableCommand {
         commandName: "desk",
         abstract: "The inspection desk in a browser: each document's face, data and verdicts, read from the chip or a recorded dump.",
         discussion: """
-        Starts a web server on the loopback interface (127.0.0.1 and ::1) and opens its page in the
-        default browser (xdg-open); --no-browser prints the address instead. The address holds a
-        one-time access token: open it once, in the browser that will show the desk. Everything read
-        stays in the server's memory until "Clear", a new document, or --idle-clear seconds without
-        use; "Save dump" writes the folder `passport scan --out` writes, into --save-to.
+        Starts a web server on the loopback interface (127.0.0.1 and ::1) and opens its page in the \
+        default browser (xdg-open); --no-browser prints the address instead. The address holds a \
+        one-time access token: open it once, in the browser that will show the desk. Everything read \
+        stays in the server's memory until "Clear", a new document, or --idle-clear seconds without \
+        use; "Save dump" writes the folder `passport scan --out` writes, into --save-to. \
         From another machine, forward the port over SSH (docs/desk.md). Ctrl-C stops it.
-        With --holder (on the holder's own machine) a document read and verified here can be
-        presented: its derived claims (age_over_18, is_human, nationality when ticked) shown to a
-        verifier as a QR code, or sent in answer to a verifier's openid4vp:// QR code read with the
-        webcam or from a photo, after the page shows who asks for what. Presentations are
+
+        With --holder (on the holder's own machine) a document read and verified here can be \
+        presented: its derived claims (age_over_18, is_human, nationality when ticked) shown to a \
+        verifier as a QR code, or sent in answer to a verifier's openid4vp:// QR code read with the \
+        webcam or from a photo, after the page shows who asks for what. Presentations are \
         self-issued (level L1), each verifier under its own pairwise key of your key store.
         """)
 
