@@ -4,7 +4,6 @@ as a QR code that independent readers (zbarimg, through Chromium's rendering) re
 here wrote) read with the webcam or from a photo, put to the person, and answered."""
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
