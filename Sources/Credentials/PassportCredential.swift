@@ -518,7 +518,7 @@ public struct PresentationVerifier: Sendable {
 extension HeldCredential {
     /// Claims held in memory only (the desk, from a document it verified): each presentation is a
     /// self-issued credential under the verifier's pairwise key (level L1).
-    public init(selfIssued claims: DerivedClaims, format: CredentialFormat = .sdJWT) {
-        self.init(claims: claims, format: format, instances: [], issuer: nil)
+    public init(selfIssued claims: DerivedClaims) {
+        self.init(claims: claims, format: .sdJWT, instances: [], issuer: nil)
     }
 }

@@ -10,7 +10,7 @@ import TextSupport
 /// QR code, and a verifier's request waiting for the person's answer. Held in `DeskState`, so
 /// that it goes when the result goes.
 struct DeskHolderItem: @unchecked Sendable {
-    var holder: Holder
+    let holder: Holder
     var presentationSVG: String?
     var pending: Holder.PendingAnswer?
 }

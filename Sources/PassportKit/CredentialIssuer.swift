@@ -68,7 +68,7 @@ public enum CredentialIssuer {
         let report = try DumpVerifier.verify(dump: dump, trust: trust, now: now)
         var claims = try derive(files: dump.files, report: report, activeAuthentication: dump.manifest?.activeAuthentication,
                                 chipAuthentication: dump.manifest?.chipAuthentication, includeNationality: includeNationality, now: now)
-        let dg1Bytes = dump.files[.dataGroup(1)]!
+        let dg1Bytes = dump.files[.dataGroup(1)]!  // derive refused a dump without a valid DG1
         let expiryEnd = claims.expiry
 
         // The zero-knowledge path: zkPassport's four circuits, proved by mopro's library in a

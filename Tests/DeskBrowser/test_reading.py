@@ -102,10 +102,11 @@ def test_typed_key_shows_the_chips_face_data_and_green_verdicts(desk, browser, t
         assert (tmp_path / "cli" / name).read_bytes() == (desk.saves / saved.split("/")[-1] / name).read_bytes()
 
 
-def y4m_of(image, out):
-    """A 4-second video of a still photo, in the format Chromium's fake camera plays."""
+def y4m_of(image, out, frame="scale=1280:-2"):
+    """A 4-second video of a still photo, in the format Chromium's fake camera plays; `frame` is
+    ffmpeg's filter that places the photo in the picture."""
     r = subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-loop", "1", "-i", str(image), "-t", "4", "-r", "10",
-                        "-vf", "scale=1280:-2,format=yuv420p", str(out)], capture_output=True, text=True)
+                        "-vf", f"{frame},format=yuv420p", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
 
