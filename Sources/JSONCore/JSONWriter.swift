@@ -34,7 +34,7 @@ extension JSON {
 }
 
 /// Also writes `JSON.encoded`'s values (JSONEncoding.swift).
-struct Writer {
+@usableFromInline struct Writer {
     let style: JSON.Style
     var out: [UInt8] = []
 
@@ -100,13 +100,18 @@ struct Writer {
     /// Runs of bytes that need no escape are copied whole (most strings are one run).
     mutating func writeString(_ text: String) {
         out.append(UInt8(ascii: "\""))
-        let slashes = style.contains(.escapingSlashes)
+        let escapes = style.contains(.escapingSlashes) ? Self.escapesWithSlash : Self.escapes
         var text = text
         text.withUTF8 { bytes in
             var run = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (byte == UInt8(ascii: "/") && slashes) {
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                // One table lookup per byte: the test of four conditions was most of a report's writing.
+                guard escapes[Int(byte)] else { index += 1; continue }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
-                run = index + 1
+                index += 1
+                run = index
                 switch byte {
                 case UInt8(ascii: "\""): append("\\\"")
                 case UInt8(ascii: "\\"): append("\\\\")
@@ -126,6 +131,10 @@ struct Writer {
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    /// Which bytes a string must escape: control characters, `"` and `\` (and `/` with `.escapingSlashes`).
+    static let escapes: [Bool] = (0...255).map { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+    static let escapesWithSlash: [Bool] = (0...255).map { escapes[$0] || $0 == 0x2F }
 
     static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10 }
 

@@ -52,26 +52,46 @@ public enum DumpFileReader {
 
     /// `read` of an entry of `listing`. An entry the listing says is a regular file is opened
     /// without a look at its path first (and checked on the open file); links and entries of
-    /// unknown kind are looked at by path as `read(path:)` does. Opened by its whole path: holding
-    /// the folder open to open names relative to it cost more than the longer path walks.
+    /// unknown kind are looked at by path as `read(path:)` does.
     public static func read(_ entry: FolderListing.Entry, of listing: FolderListing, limit: Int) throws -> [UInt8] {
         let path = Paths.join(listing.path, entry.name)
         guard entry.kind == .regular else {
             return try read(path: path, limit: limit, inside: URL(fileURLWithPath: listing.path))
         }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { throw DumpFileError.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        return try readRegular(open(path, regularFileFlags), shown: path, limit: limit)
+    }
+
+    /// `read` of an entry of an open folder, as `read(_:of:limit:)` does, a regular file opened
+    /// relative to the folder.
+    public static func read(_ entry: FolderListing.Entry, in folder: OpenFolder, limit: Int) throws -> [UInt8] {
+        guard entry.kind == .regular else { return try read(entry, of: folder.listing, limit: limit) }
+        return try readRegular(folder.open(entry.name, flags: regularFileFlags), shown: Paths.join(folder.path, entry.name), limit: limit)
+    }
+
+    /// Never a link's target, and never blocking on a named pipe put where a file was listed.
+    static let regularFileFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW
+
+    /// The bytes of the file `open` just gave (or -1 and errno), closed after.
+    /// `shown` is spelled only for an error: a batch reads eight files a dump.
+    static func readRegular(_ descriptor: Int32, shown path: @autoclosure () -> String, limit: Int) throws -> [UInt8] {
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))   // before the path is spelled, which may set errno
+            throw DumpFileError.unreadable(path: path(), reason: reason)
+        }
         defer { close(descriptor) }
-        return try readOpened(descriptor, shown: path, limit: limit)
+        return try readOpened(descriptor, shown: path(), limit: limit)
     }
 
     /// The bytes of an open file, checked to be a regular file of at most `limit` bytes first.
-    static func readOpened(_ descriptor: Int32, shown: String, limit: Int) throws -> [UInt8] {
+    static func readOpened(_ descriptor: Int32, shown: @autoclosure () -> String, limit: Int) throws -> [UInt8] {
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(errno))) }
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw DumpFileError.unreadable(path: shown(), reason: reason)
+        }
         // Checked on the open file: the path may have been swapped since it was looked at.
-        try requireRegular(status, shown)
-        guard Int(status.st_size) <= limit else { throw DumpFileError.tooLarge(path: shown, size: Int(status.st_size), limit: limit) }
+        if status.st_mode & S_IFMT != S_IFREG { try requireRegular(status, shown()) }
+        guard Int(status.st_size) <= limit else { throw DumpFileError.tooLarge(path: shown(), size: Int(status.st_size), limit: limit) }
         let size = Int(status.st_size)
         var count = 0
         var failure: Int32 = 0
@@ -85,13 +105,18 @@ public enum DumpFileReader {
             }
             initialized = count
         }
-        if failure != 0 { throw DumpFileError.unreadable(path: shown, reason: String(cString: strerror(failure))) }
+        if failure != 0 { throw DumpFileError.unreadable(path: shown(), reason: String(cString: strerror(failure))) }
         return bytes
     }
 
     /// The entries of a dump folder, with their kinds.
     public static func listing(of folder: String) throws -> FolderListing {
-        do { return try FolderListing(path: folder) } catch {
+        try openFolder(folder).listing
+    }
+
+    /// A dump folder opened and listed, its files to be read relative to it.
+    public static func openFolder(_ folder: String) throws -> OpenFolder {
+        do { return try OpenFolder(path: folder) } catch {
             throw DumpFileError.unreadable(path: folder, reason: error.reason)
         }
     }

@@ -25,14 +25,22 @@ public struct DumpFolder: Sendable {
             self = try DumpFolder(sodFile: url, bytes: DumpFileReader.read(url, limit: FileSizeLimits.limit(for: .sod)))
             return
         }
-        try self.init(listing: DumpFileReader.listing(of: url.path))
+        try self.init(folder: DumpFileReader.openFolder(url.path))
     }
 
-    /// Reads the recognised files of the folder `listing` lists (a batch's discovery listed it
-    /// already): regular files are opened with no look at each path first.
+    /// Reads the recognised files of the folder `listing` lists: regular files are opened with
+    /// no look at each path first.
     public init(listing: FolderListing) throws {
         try self.init(path: listing.path, entries: listing.entries) { entry, limit in
             try DumpFileReader.read(entry, of: listing, limit: limit)
+        }
+    }
+
+    /// Reads the recognised files of an open folder (a batch's search opened and listed it
+    /// already), regular files by name relative to it.
+    public init(folder: OpenFolder) throws {
+        try self.init(path: folder.path, entries: folder.listing.entries) { entry, limit in
+            try DumpFileReader.read(entry, in: folder, limit: limit)
         }
     }
 

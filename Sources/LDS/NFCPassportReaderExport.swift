@@ -64,18 +64,6 @@ public enum NFCPassportReaderExport {
     }
 }
 
-/// A dump to read: its path as given or found, and its folder's listing when a search over
-/// folders (`DumpDiscovery`) made one, so that the folder is not listed twice.
-public struct DumpLocation: Sendable {
-    public let path: String
-    public let listing: FolderListing?
-
-    public init(path: String, listing: FolderListing? = nil) {
-        self.path = path
-        self.listing = listing
-    }
-}
-
 /// Reads any supported dump: a folder (plain, BSI or FID names), a single EF.SOD file, or an
 /// NFCPassportReader JSON export.
 public enum DumpSource {
@@ -83,15 +71,9 @@ public enum DumpSource {
         // Anything but a folder is read as one file (refused first unless it is a regular one).
         switch DumpFileReader.isFolder(url) {
         case false?: return try read(singleFile: DumpFileReader.read(url, limit: FileSizeLimits.export), url: url)
-        case true?: return try DumpFolder(listing: DumpFileReader.listing(of: url.path))
+        case true?: return try DumpFolder(folder: DumpFileReader.openFolder(url.path))
         case nil: throw DumpError.notAFolder(url.path)
         }
-    }
-
-    /// `read` of a dump found by a search, whose folder listing the search made already.
-    public static func read(_ location: DumpLocation) throws -> DumpFolder {
-        if let listing = location.listing { return try DumpFolder(listing: listing) }
-        return try read(URL(fileURLWithPath: location.path))
     }
 
     /// A dump that is one file: an NFCPassportReader export or an EF.SOD (named `url` in messages).

@@ -28,12 +28,8 @@ public struct SecurityObject: Sendable, Equatable {
     ]
 
     public init(bytes: [UInt8]) throws {
-        let outer = try TLV.parse(bytes)
-        guard outer.tag == 0x77 else { throw TLVError.unexpectedTag(expected: 0x77, found: outer.tag) }
-        cms = Array(outer.value)
-
-        let contentInfo = try TLV.parse(outer.value)
-        let ci = try contentInfo.children()
+        let contentInfo = try SecurityObject.contentInfo(of: bytes)
+        let ci = try TLV.parse(contentInfo).children()
         guard ci.count >= 2, ci[0].tag == 0x06, try ObjectIdentifier.dotted(ci[0].value) == "1.2.840.113549.1.7.2"
         else { throw TLVError.missing("the CMS signedData content type in EF.SOD") }
         guard ci[1].tag == 0xA0, let signedData = try ci[1].children().first, signedData.tag == 0x30 else {
@@ -47,11 +43,27 @@ public struct SecurityObject: Sendable, Equatable {
         guard ec.count == 2, ec[0].tag == 0x06, ec[1].tag == 0xA0, let octets = try ec[1].children().first else {
             throw TLVError.missing("the LDSSecurityObject in EF.SOD")
         }
-        contentType = try ObjectIdentifier.dotted(ec[0].value)
+        try self.init(cms: Array(contentInfo), contentType: try ObjectIdentifier.dotted(ec[0].value),
+                      content: try SecurityObject.octetStringContent(octets))
+    }
+
+    /// The value of EF.SOD's tag 77: the CMS ContentInfo.
+    public static func contentInfo(of bytes: [UInt8]) throws -> ArraySlice<UInt8> {
+        let outer = try TLV.parse(bytes)
+        guard outer.tag == 0x77 else { throw TLVError.unexpectedTag(expected: 0x77, found: outer.tag) }
+        return outer.value
+    }
+
+    /// The LDSSecurityObject of an EF.SOD whose CMS envelope was read elsewhere: passive
+    /// authentication reads it once, as a CMSSignedData, instead of once more here.
+    /// `content`: the encapsulated content's octets, of type `contentType`.
+    public init(cms: [UInt8], contentType: String, content: [UInt8]) throws {
         guard SecurityObject.acceptedContentTypes.contains(contentType) else {
             throw TLVError.missing("an LDSSecurityObject content type (found \(contentType))")
         }
-        content = try SecurityObject.octetStringContent(octets)
+        self.cms = cms
+        self.contentType = contentType
+        self.content = content
 
         let lso = try TLV.parse(content).children()
         guard lso.count >= 3, lso[0].tag == 0x02, lso[1].tag == 0x30, lso[2].tag == 0x30 else {

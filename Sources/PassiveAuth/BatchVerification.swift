@@ -4,8 +4,10 @@ import Dispatch
 import LDS
 import LocalFiles
 
-/// The outcome of one dump of a batch.
-public struct BatchOutcome: Sendable {
+/// The outcome of one dump of a batch. A class: a report is dozens of references, and an outcome
+/// is moved about several times on its way to the output (each copy of a struct retained all of
+/// them, a tenth of a dump's time).
+public final class BatchOutcome: Sendable {
     public enum Result: Sendable {
         case verified(PassiveAuthenticationReport)
         /// The dump could not be read at all (missing, malformed export, no recognised file).
@@ -14,6 +16,12 @@ public struct BatchOutcome: Sendable {
     public let path: String
     public let result: Result
     public let seconds: Double
+
+    init(path: String, result: Result, seconds: Double) {
+        self.path = path
+        self.result = result
+        self.seconds = seconds
+    }
 
     public var passed: Bool {
         if case .verified(let report) = result { return report.passed }
@@ -35,6 +43,7 @@ public final class BatchVerifier: @unchecked Sendable {
     let trust: TrustStore
     let at: Date?
     let documentSigners: [Certificate]
+    /// Wall-clock time of every `verify` so far.
     public private(set) var seconds = 0.0
 
     public init(trust: TrustStore, at: Date? = nil, documentSigners: [Certificate] = []) {
@@ -43,31 +52,35 @@ public final class BatchVerifier: @unchecked Sendable {
         self.documentSigners = documentSigners
     }
 
-    /// Outcomes in the order of `paths`.
+    /// Outcomes in the order of `paths` (each a dump folder, an EF.SOD file or an export).
     public func verify(_ paths: [String]) -> [BatchOutcome] {
-        verify(paths.map { DumpLocation(path: $0) })
+        timed { concurrentMap(paths) { path in outcome(path) { try DumpSource.read(URL(fileURLWithPath: path)) } } }
     }
 
-    /// Outcomes in the order of `dumps`.
-    public func verify(_ dumps: [DumpLocation]) -> [BatchOutcome] {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let slots = UnsafeMutableBufferPointer<BatchOutcome?>.allocate(capacity: dumps.count)
-        slots.initialize(repeating: nil)
-        defer { slots.deallocate() }
-        // Each iteration writes only its own slot.
-        nonisolated(unsafe) let output = slots
-        DispatchQueue.concurrentPerform(iterations: dumps.count) { index in
-            output[index] = verifyOne(dumps[index])
+    /// Every dump under `folder` (`DumpDiscovery`), each read while the search has its folder
+    /// open; outcomes sorted by path.
+    public func verify(under folder: URL) throws -> [BatchOutcome] {
+        try timed {
+            try DumpDiscovery.search(under: folder) { found in
+                switch found {
+                case .folder(let open): return self.outcome(open.path) { try DumpFolder(folder: open) }
+                case .file(let path): return self.outcome(path) { try DumpSource.read(URL(fileURLWithPath: path)) }
+                }
+            }
         }
-        seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return slots.map { $0! }
     }
 
-    func verifyOne(_ location: DumpLocation) -> BatchOutcome {
+    func timed<T>(_ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { seconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        return try body()
+    }
+
+    func outcome(_ path: String, read: () throws -> DumpFolder) -> BatchOutcome {
         let start = DispatchTime.now().uptimeNanoseconds
         let result: BatchOutcome.Result
         do {
-            let dump = try DumpSource.read(location)
+            let dump = try read()
             var report = PassiveAuthentication.verify(files: dump.files, trust: trust, at: at, documentSigners: documentSigners)
             DumpVerifier.checkManifest(dump, &report)
             DumpVerifier.recheckActiveAuthentication(dump, &report)
@@ -75,42 +88,101 @@ public final class BatchVerifier: @unchecked Sendable {
         } catch {
             result = .unreadable(error)
         }
-        return BatchOutcome(path: location.path, result: result, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return BatchOutcome(path: path, result: result, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
 }
 
-/// Finds dumps under a folder: every folder holding an EF.SOD (any naming style; not searched
-/// further) and every NFCPassportReader JSON export. Sorted by path. Symbolic links to folders
-/// are not followed (as `find` does not): a link back up the tree would never end. Each folder
-/// is listed once: a dump folder's listing goes with it to the reader.
-public enum DumpDiscovery {
-    static let sodNames: Set<String> = Set(([LDSFile.sod.fileName] + LDSFile.sod.alternativeFileNames).map { $0.lowercased() })
+/// `transform` of each element, on every core, in the order of `elements`.
+func concurrentMap<Element: Sendable, Mapped>(_ elements: [Element], _ transform: @Sendable (Element) -> Mapped) -> [Mapped] {
+    let slots = UnsafeMutableBufferPointer<Mapped?>.allocate(capacity: elements.count)
+    slots.initialize(repeating: nil)
+    defer {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+    // Each iteration writes only its own slot.
+    nonisolated(unsafe) let output = slots
+    DispatchQueue.concurrentPerform(iterations: elements.count) { index in
+        output[index] = transform(elements[index])
+    }
+    return slots.map { $0! }
+}
 
-    public static func dumps(under folder: URL) throws -> [String] {
-        try locations(under: folder).map(\.path)
+/// Finds dumps under a folder: every folder holding an EF.SOD (any naming style; not searched
+/// further) and every NFCPassportReader JSON export. Symbolic links to folders are not followed
+/// (as `find` does not): a link back up the tree would never end. The search goes a level at a
+/// time, the folders of a level in parallel; each folder is opened and listed once, and a dump
+/// folder is handed over open, so that its files are read relative to it.
+public enum DumpDiscovery {
+    public enum Found {
+        /// A dump folder, open and listed.
+        case folder(OpenFolder)
+        /// An NFCPassportReader export.
+        case file(String)
     }
 
-    public static func locations(under folder: URL) throws -> [DumpLocation] {
-        guard DumpFileReader.isFolder(folder) == true else { throw DumpError.notAFolder(folder.path) }
-        var found: [DumpLocation] = []
-        var pending = [folder.path]
-        while let current = pending.popLast() {
-            let listing = try DumpFileReader.listing(of: current)
-            let entries = listing.entries.filter { !$0.name.hasPrefix(".") }.sorted { $0.name < $1.name }
-            if entries.contains(where: { sodNames.contains($0.name.lowercased()) }) {
-                found.append(DumpLocation(path: current, listing: listing))
-                continue
+    static let sodNames: Set<String> = Set(([LDSFile.sod.fileName] + LDSFile.sod.alternativeFileNames).map { $0.lowercased() })
+
+    /// The dumps under `folder`, sorted by path.
+    public static func dumps(under folder: URL) throws -> [String] {
+        try search(under: folder) { found in
+            switch found {
+            case .folder(let open): open.path
+            case .file(let path): path
             }
-            for entry in entries {
-                let path = Paths.join(current, entry.name)
-                if entry.kind == .folder || (entry.kind == .unknown && isRealFolder(path)) {
-                    pending.append(path)
-                } else if entry.name.lowercased().hasSuffix(".json"), NFCPassportReaderExport.isExport(at: URL(fileURLWithPath: path)) {
-                    found.append(DumpLocation(path: path))
+        }
+    }
+
+    /// `visit` of every dump under `folder`, several at once on as many threads, in the order of
+    /// the dumps' paths. A folder that cannot be listed ends the search with its error.
+    public static func search<Result>(under folder: URL, _ visit: @Sendable (Found) -> Result) throws -> [Result] {
+        guard DumpFileReader.isFolder(folder) == true else { throw DumpError.notAFolder(folder.path) }
+        var found: [(path: String, result: Result)] = []
+        var level: [Item] = [.folder(folder.path)]
+        while !level.isEmpty {
+            let steps = concurrentMap(level) { step($0, visit) }
+            level = []
+            for step in steps {
+                switch step {
+                case .visited(let path, let result): found.append((path, result))
+                case .descend(let items): level += items
+                case .failed(let error): throw error
                 }
             }
         }
-        return found.sorted { $0.path < $1.path }
+        // The order sorted, not the results moved about by the sort.
+        return found.indices.sorted { found[$0].path < found[$1].path }.map { found[$0].result }
+    }
+
+    enum Item: Sendable {
+        case folder(String), file(String)
+    }
+
+    enum Step<Result> {
+        case visited(String, Result)
+        case descend([Item])
+        case failed(any Error)
+    }
+
+    static func step<Result>(_ item: Item, _ visit: @Sendable (Found) -> Result) -> Step<Result> {
+        switch item {
+        case .file(let path): return .visited(path, visit(.file(path)))
+        case .folder(let path):
+            let folder: OpenFolder
+            do { folder = try DumpFileReader.openFolder(path) } catch { return .failed(error) }
+            let entries = folder.listing.entries.filter { !$0.name.hasPrefix(".") }
+            if entries.contains(where: { sodNames.contains($0.name.lowercased()) }) { return .visited(path, visit(.folder(folder))) }
+            var next: [Item] = []
+            for entry in entries {
+                let child = Paths.join(path, entry.name)
+                if entry.kind == .folder || (entry.kind == .unknown && isRealFolder(child)) {
+                    next.append(.folder(child))
+                } else if entry.name.lowercased().hasSuffix(".json"), NFCPassportReaderExport.isExport(at: URL(fileURLWithPath: child)) {
+                    next.append(.file(child))
+                }
+            }
+            return .descend(next)
+        }
     }
 
     static func isRealFolder(_ path: String) -> Bool {

@@ -28,6 +28,8 @@ public struct CMSSignedData: Sendable {
         guard let typeTLV = encap.first, typeTLV.tag == 0x06 else {
             throw PassiveAuthenticationError.malformedSOD("no encapsulated content type")
         }
+        // RFC 5652 §5.2: eContentType and an optional [0] eContent, nothing else.
+        guard encap.count <= 2 else { throw PassiveAuthenticationError.malformedSOD("the EncapsulatedContentInfo has \(encap.count) fields, not at most 2") }
         contentType = try ObjectIdentifier.dotted(typeTLV.value)
         if encap.count > 1, encap[1].tag == 0xA0, let octets = try encap[1].children().first {
             content = try CMSSignedData.octetString(octets)

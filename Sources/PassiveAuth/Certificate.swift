@@ -24,6 +24,11 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
     public let privateKeyUsageEnd: Date?
     /// The algorithm the issuer signed with (the outer signatureAlgorithm field).
     public let signatureAlgorithm: AlgorithmIdentifier
+    /// keyUsage: nil when absent, else whether it is critical and asserts digitalSignature.
+    public let keyUsage: (critical: Bool, digitalSignature: Bool)?
+    /// RFC 5280 §4.1.2.5: validity dates through 2049 are UTCTime; nil when they are, else why
+    /// not. Both read once: a batch judges the same Document Signer's profile for every dump.
+    public let validityEncodingProblem: String?
     // Slices of `der` (no copies), for the accessors below.
     private let tbsCertificate: TLV
     private let signatureBits: TLV
@@ -73,10 +78,12 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
             subject = try DistinguishedName(der: fields[4].encoded)
             subjectPublicKeyInfo = fields[5]
             privateKeyUsageEnd = try Certificate.privateKeyUsageEnd(extensions: fields.first { $0.tag == 0xA3 })
+            validityEncodingProblem = Certificate.validityEncodingProblem(tbsFields: fields)
         } catch {
             X509_free(parsed)
             throw PassiveAuthenticationError.malformedCertificate(source: source, why: String(describing: error))
         }
+        keyUsage = Certificate.keyUsage(parsed)
         notBefore = Certificate.date(X509_get0_notBefore(parsed)) ?? .distantPast
         notAfter = Certificate.date(X509_get0_notAfter(parsed)) ?? .distantPast
         var data: UnsafePointer<UInt8>? = nil
@@ -128,8 +135,7 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
     /// X.509 version (1, 2 or 3).
     public var version: Int { X509_get_version(x509) + 1 }
 
-    /// keyUsage: nil when absent, else whether it is critical and asserts digitalSignature.
-    public var keyUsage: (critical: Bool, digitalSignature: Bool)? {
+    static func keyUsage(_ x509: OpaquePointer) -> (critical: Bool, digitalSignature: Bool)? {
         let usage = X509_get_key_usage(x509)
         guard usage != UInt32.max else { return nil }
         let index = X509_get_ext_by_NID(x509, NID_key_usage, -1)
@@ -138,9 +144,8 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// RFC 5280 §4.1.2.5: validity dates through 2049 are UTCTime; nil when they are.
-    public var validityEncodingProblem: String? {
-        guard let fields = try? tbsCertificate.children(),
-              let validity = fields.first(where: { $0.tag == 0x30 && (try? $0.children().allSatisfy { [0x17, 0x18].contains($0.tag) }) == true }),
+    static func validityEncodingProblem(tbsFields fields: [TLV]) -> String? {
+        guard let validity = fields.first(where: { $0.tag == 0x30 && (try? $0.children().allSatisfy { [0x17, 0x18].contains($0.tag) }) == true }),
               let times = try? validity.children() else { return nil }
         for time in times where time.tag == 0x18 {
             let year = Int(String(decoding: time.value.prefix(4), as: UTF8.self)) ?? 0
@@ -211,13 +216,16 @@ extension Certificate {
     }
 }
 
-/// DER bytes as a dictionary key, hashed at once: an array of bytes hashes itself byte by byte,
-/// which for a 1 KB certificate costs more than the lookup it serves.
+/// DER bytes as a dictionary key (equal when the bytes are), hashed by their length and their
+/// last 32 bytes: a certificate or CRL ends with its signature, as good as random, and hashing
+/// the whole of a 1 KB certificate twice per dump of a batch was a visible share of it. DERs
+/// made to collide only make their lookups compare more bytes (the caches are bounded).
 struct DERKey: Hashable {
     let der: [UInt8]
 
     func hash(into hasher: inout Hasher) {
-        der.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(der.count)
+        der.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(32))) }
     }
 }
 

@@ -20,8 +20,10 @@ public enum PassiveAuthentication {
         let sod: SecurityObject
         let cms: CMSSignedData
         do {
-            sod = try SecurityObject(bytes: sodBytes)
-            cms = try CMSSignedData(contentInfo: sod.cms[...])
+            let contentInfo = try SecurityObject.contentInfo(of: sodBytes)
+            cms = try CMSSignedData(contentInfo: contentInfo)
+            guard let content = cms.content else { throw TLVError.missing("the LDSSecurityObject in EF.SOD") }
+            sod = try SecurityObject(cms: Array(contentInfo), contentType: cms.contentType, content: content)
         } catch {
             report.fail("EF.SOD is malformed: \(error)")
             return report

@@ -21,6 +21,9 @@ struct VerifyBenchmark: ParsableCommand {
     var cold = false
     @Option(help: "Runs per command with --cold (the median is printed).") var runs = 15
     @Option(help: "The passport executable for --cold (default: the one next to passport-bench).") var passport: String?
+    @Flag(help: "Phases instead: CPU per dump (user, system) of finding and reading the dumps under each folder given, verifying them, and writing their JSON lines, as `passport verify --json --recursive` does.")
+    var phases = false
+    @Option(help: "With --phases: only this one (find+read, verify or report), e.g. to profile it.") var phase: String?
 
     func run() throws {
         if cold {
@@ -29,6 +32,7 @@ struct VerifyBenchmark: ParsableCommand {
             return
         }
         let trust = try trustOptions.sources.load()
+        if phases { try runPhases(trust: trust); return }
         let folders = try dumps.map { try DumpFolder(reading: URL(fileURLWithPath: $0)) }
         // The raw work, prepared outside the timed loop: digest algorithm, data groups, the
         // signer's certificate, scheme, signed bytes and signature.
@@ -74,5 +78,40 @@ struct VerifyBenchmark: ParsableCommand {
         print(String(format: "passport verify:     %8.0f dumps/s (%.3f ms each)", count / full, full / count * 1000))
         print(String(format: "raw OpenSSL work:    %8.0f dumps/s (%.3f ms each: hash every DG, SOD and DSC signature checks)", count / openssl, openssl / count * 1000))
         print(String(format: "overhead ratio:      %8.2f×", full / openssl))
+    }
+
+    /// CPU per dump (user and system, this process) of each step of a batch, one after the other.
+    func runPhases(trust: TrustStore) throws {
+        let folders = dumps.map { URL(fileURLWithPath: $0) }
+        func find() throws -> [DumpFolder?] {
+            try folders.flatMap { folder in
+                try DumpDiscovery.search(under: folder) { found in
+                    if case .folder(let open) = found { return try? DumpFolder(folder: open) } else { return nil }
+                }
+            }
+        }
+        let read = try find().compactMap { $0 }
+        guard !read.isEmpty else { throw ValidationError("No dump folder under \(dumps)") }
+        func cpu() -> (user: Double, system: Double) {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+                    Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
+        }
+        func measure(_ name: String, _ body: () throws -> Void) rethrows {
+            if let phase, phase != name { return }
+            let before = cpu()
+            for _ in 0..<iterations { try body() }
+            let after = cpu()
+            let count = Double(iterations * read.count)
+            print(String(format: "%@ user %7.2f µs  system %7.2f µs per dump", name as NSString,
+                         (after.user - before.user) / count * 1e6, (after.system - before.system) / count * 1e6))
+        }
+        try measure("find+read") { _ = try find() }
+        measure("verify") { for dump in read { _ = PassiveAuthentication.verify(files: dump.files, trust: trust) } }
+        let reports = read.map { PassiveAuthentication.verify(files: $0.files, trust: trust) }
+        measure("report") {
+            for (dump, report) in zip(read, reports) { _ = ReportEncoding.line(VerifyReport(dump: dump.path, trust: trust, report: report)) }
+        }
     }
 }

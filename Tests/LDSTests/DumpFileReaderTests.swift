@@ -122,6 +122,41 @@ import Glibc
         }
     }
 
+    /// A folder read through one open descriptor reads its regular files relative to it: once
+    /// listed, swapping another folder in at its path changes nothing read (each file opened by
+    /// its whole path would have read the other folder's). A link inside is still followed (by its
+    /// path, as `read(path:)` does), and a named pipe listed as a file still refused by kind.
+    @Test func anOpenFolderIsReadRelativeToItself() throws {
+        let parent = try folder()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let root = parent.appendingPathComponent("dump")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: false)
+        try Data([0x60, 0x00]).write(to: root.appendingPathComponent("COM.bin"))
+        try Data([0x75, 0x00]).write(to: root.appendingPathComponent("DG2.bin"))
+        let open = try DumpFileReader.openFolder(root.path)
+        try FileManager.default.moveItem(at: root, to: parent.appendingPathComponent("moved"))
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: false)
+        try Data([0x60, 0x01, 0x02]).write(to: root.appendingPathComponent("COM.bin"))
+        try Data([0x75, 0x01, 0x02]).write(to: root.appendingPathComponent("DG2.bin"))
+        let dump = try DumpFolder(folder: open)
+        #expect(dump.files[.com] == [0x60, 0x00] && dump.files[.dataGroup(2)] == [0x75, 0x00])
+        #expect(dump.path == root.path)
+
+        let piped = try folder()
+        defer { try? FileManager.default.removeItem(at: piped) }
+        try Data([0x60, 0x00]).write(to: piped.appendingPathComponent("COM.bin"))
+        try Data([0x61, 0x01, 0x05]).write(to: piped.appendingPathComponent("real"))
+        try FileManager.default.createSymbolicLink(atPath: piped.appendingPathComponent("DG1.bin").path, withDestinationPath: "real")
+        #expect(try DumpFolder(folder: DumpFileReader.openFolder(piped.path)).files == [.com: [0x60, 0x00], .dataGroup(1): [0x61, 0x01, 0x05]])
+        #expect(mkfifo(piped.appendingPathComponent("DG2.bin").path, 0o600) == 0)
+        #expect(throws: DumpFileError.notARegularFile(path: piped.appendingPathComponent("DG2.bin").path, kind: "a named pipe")) {
+            try DumpFolder(folder: DumpFileReader.openFolder(piped.path))
+        }
+        #expect(throws: DumpFileError.unreadable(path: piped.appendingPathComponent("none").path, reason: "No such file or directory")) {
+            try DumpFileReader.openFolder(piped.appendingPathComponent("none").path)
+        }
+    }
+
     /// Of two spellings of one file the plain name wins, whatever the listing's order; of two
     /// names that differ only in case, the first listed; the BSI name before the FID one.
     @Test func thePlainSpellingIsPreferred() throws {

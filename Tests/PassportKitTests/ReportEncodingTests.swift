@@ -42,6 +42,32 @@ import Testing
         #expect(Self.text(try ReportEncoding.line(unknownCSCA)).contains("\"csca\":null"))
     }
 
+    /// The lines a batch writes directly (JSONLine) are the Encodable bytes of the same reports,
+    /// whichever members are null, empty or filled: passed, no CSCA, a tampered data group (failures),
+    /// EF.CardSecurity (its own summary), a clone's card (CardSecurity failing), and an error line.
+    @Test func batchLinesWrittenDirectly() throws {
+        let trust = TrustStore()
+        try trust.addCSCA(at: TestPaths.fixtures.appendingPathComponent("pki/TEST-ONLY-csca-UTO.pem"))
+        var reports = [try Self.verifyReport(), try Self.verifyReport(csca: false)]
+        for name in ["passport", "passport-pace", "passport-pace-clone", "passport-eac"] {
+            let dump = try DumpFolder(reading: TestPaths.fixtures.appendingPathComponent(name))
+            reports.append(VerifyReport(dump: dump.path, trust: trust, report: try DumpVerifier.verify(dump: dump, trust: trust)))
+            var files = dump.files
+            files[.dataGroup(1)]?[10] ^= 1
+            let evidence = ChipEvidence(activeAuthentication: .init(status: "passed", algorithm: "RSA/SHA-1", challenge: "0102", signature: "AB"))
+            let tampered = DumpFolder(url: dump.url, files: files, manifest: nil, evidence: evidence.json)
+            reports.append(VerifyReport(dump: dump.path + "/\"é\t", trust: trust, report: try DumpVerifier.verify(dump: tampered, trust: trust)))
+        }
+        #expect(reports.contains { $0.passiveAuthentication.cardSecurity != nil })
+        #expect(reports.contains { !$0.passiveAuthentication.failures.isEmpty && !$0.passiveAuthentication.warnings.isEmpty || !$0.ok })
+        #expect(reports.contains { $0.activeAuthentication.detail != nil })
+        for report in reports {
+            #expect(Self.text(ReportEncoding.line(report)) == (try Self.jsonEncoder([.sortedKeys, .withoutEscapingSlashes], report)))
+        }
+        let error = VerifyLineError(dump: "/tmp/dumps/a b/ü", code: "dump_unreadable", message: "not a file\n\u{1} 😀")
+        #expect(Self.text(ReportEncoding.line(error)) == (try Self.jsonEncoder([.sortedKeys, .withoutEscapingSlashes], error)))
+    }
+
     @Test func errorReports() throws {
         let message = "cannot read /tmp/a \"b\"/DG1.bin:\tnot a file\nsecond line \u{1} é 😀"
         try Self.expectReportBytes(ErrorReport(code: "dump_file_refused", message: message))

@@ -19,4 +19,9 @@ extension ReportEncoding {
     public static func line(_ report: some Encodable) throws -> Data {
         Data(try JSON.encoded(report, style: [.sortedKeys]))
     }
+
+    /// The same bytes, written by the report itself (a batch's lines).
+    public static func line(_ report: some Encodable & JSONLineWritable) -> Data {
+        Data(JSONLine.bytes(of: report))
+    }
 }
