@@ -1,8 +1,8 @@
 /// Compact JSON written straight to bytes by a type that knows its members, for the one report a
 /// batch writes thousands of times (`verify --json` over many dumps): going through `Encodable`
 /// builds a tree of every value first and was a tenth of each dump's cost. The type writes its
-/// members in sorted order itself; its tests compare the bytes with `JSON.encoded(_:style:
-/// [.sortedKeys])` of the same value, which is what keeps the two in step.
+/// members in sorted order itself; its tests compare the bytes with its `Encodable` bytes (those of
+/// `JSON.encoded(_:style: [.sortedKeys])`, JSONEncoder's), which is what keeps the two in step.
 public protocol JSONLineWritable {
     func write(to line: inout JSONLine)
 }

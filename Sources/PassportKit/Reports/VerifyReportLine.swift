@@ -1,8 +1,9 @@
 import JSONCore
 
 // `verify --json`'s line for each dump of a batch, written directly (JSONLine says why). The
-// members are in sorted order by hand; VerifyReportLineTests compares every line with the
-// Encodable bytes of the same report, so a member added to a Codable type below and not here fails.
+// members are in sorted order by hand; ReportsAsJSONEncoderWroteThem.batchLinesWrittenDirectly
+// compares the lines with JSONEncoder's bytes for the same reports, so a member added to one of
+// these Codable types and not here fails it.
 
 extension VerifyReport: JSONLineWritable {
     public func write(to line: inout JSONLine) {
