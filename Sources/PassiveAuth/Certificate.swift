@@ -216,16 +216,15 @@ extension Certificate {
     }
 }
 
-/// DER bytes as a dictionary key (equal when the bytes are), hashed by their length and their
-/// last 32 bytes: a certificate or CRL ends with its signature, as good as random, and hashing
-/// the whole of a 1 KB certificate twice per dump of a batch was a visible share of it. DERs
-/// made to collide only make their lookups compare more bytes (the caches are bounded).
+/// DER bytes as a dictionary key, hashed at once: an array of bytes hashes itself byte by byte,
+/// which for a 1 KB certificate costs more than the lookup it serves. The whole DER is hashed
+/// (seeded per process): a hash of part of it could be made to collide by hostile dumps, and
+/// every lookup would then compare them all.
 struct DERKey: Hashable {
     let der: [UInt8]
 
     func hash(into hasher: inout Hasher) {
-        hasher.combine(der.count)
-        der.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.suffix(32))) }
+        der.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 

@@ -21,12 +21,15 @@ public final class TrustStore: @unchecked Sendable {
     /// CRL signature results per (CRL, CSCA): a CRL is checked once, not once per passport.
     private let crlSignatureCache = Mutex<[String: Bool]>([:])
     /// Document Signer signature results per (DSC, CSCA): in a batch, the passports of one DSC
-    /// (thousands for one state and period) check its signature once. Keyed by the DSC's DER (each
-    /// dump parses its own copy) and the CSCA's identity (this store keeps every CSCA it hands out).
-    private let dscSignatureCache = Mutex<[DSCSignature: Bool]>([:])
+    /// (thousands for one state and period) check its signature once. Keyed by the two
+    /// certificates' identities, not by hashing the DSC's DER again: EF.SOD's certificates are
+    /// parsed once per DER (`Certificate.fromSecurityObject`), each entry keeps its DSC alive so
+    /// that no other certificate can take its identity, and this store keeps every CSCA it hands
+    /// out. Bounded, as that parse cache is.
+    private let dscSignatureCache = Mutex<[DSCSignature: (dsc: Certificate, signed: Bool)]>([:])
 
     private struct DSCSignature: Hashable {
-        let dsc: DERKey
+        let dsc: Swift.ObjectIdentifier
         let csca: Swift.ObjectIdentifier
     }
 
@@ -41,10 +44,13 @@ public final class TrustStore: @unchecked Sendable {
     }
 
     func certificate(_ dsc: Certificate, isSignedBy csca: Certificate) -> Bool {
-        let key = DSCSignature(dsc: DERKey(der: dsc.der), csca: Swift.ObjectIdentifier(csca))
-        if let known = dscSignatureCache.withLock({ $0[key] }) { return known }
+        let key = DSCSignature(dsc: Swift.ObjectIdentifier(dsc), csca: Swift.ObjectIdentifier(csca))
+        if let known = dscSignatureCache.withLock({ $0[key] }) { return known.signed }
         let result = dsc.isSigned(by: csca)
-        dscSignatureCache.withLock { $0[key] = result }
+        dscSignatureCache.withLock { cache in
+            if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
+            cache[key] = (dsc, result)
+        }
         return result
     }
 
