@@ -25,6 +25,14 @@ struct VerifyBenchmark: ParsableCommand {
     var phases = false
     @Option(help: "With --phases: only this one (find+read, verify or report), e.g. to profile it.") var phase: String?
 
+    static let phaseNames = ["find+read", "verify", "report"]
+
+    func validate() throws {
+        if let phase, !Self.phaseNames.contains(phase) || !phases {
+            throw ValidationError("--phase goes with --phases and is one of \(Self.phaseNames.joined(separator: ", ")), not \(phase).")
+        }
+    }
+
     func run() throws {
         if cold {
             try ColdVerifyBenchmark(dumps: dumps, trustArguments: trustOptions.arguments, runs: runs,
