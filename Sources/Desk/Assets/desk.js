@@ -3,7 +3,7 @@
 import { checkDigit, documentNumberField, isDate } from '/assets/mrz.js';
 import { renderResult, clearResult } from '/assets/result.js';
 import { renderHolder, clearHolder, wireHolder } from '/assets/holder.js';
-import { $, element, post } from '/assets/page.js';
+import { $, element, post, openCamera, closeCamera, cameraFrame } from '/assets/page.js';
 
 let state = null;
 let shownResult = null;
@@ -229,11 +229,7 @@ async function readPhoto() {
 // The camera: frames go to the server one at a time; two that agree give the key.
 async function startCamera() {
   try {
-    const stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1280 }, height: { ideal: 720 } }, audio: false });
-    camera = { stream, running: false };
-    const video = $('camera-video');
-    video.srcObject = stream;
-    await video.play();
+    camera = { stream: await openCamera($('camera-video')), running: false };
     $('camera-view').hidden = false;
     $('camera-start').hidden = true;
     $('camera-stop').hidden = false;
@@ -246,7 +242,7 @@ async function startCamera() {
 
 function stopCamera() {
   if (!camera) return;
-  for (const track of camera.stream.getTracks()) track.stop();
+  closeCamera(camera.stream);
   camera = null;
   $('camera-view').hidden = true;
   $('camera-start').hidden = false;
@@ -261,11 +257,8 @@ async function scanFrames() {
   const canvas = document.createElement('canvas');
   $('camera-status').textContent = 'Hold the data page in the frame, MRZ inside the guide.';
   while (camera && !pendingReading) {
-    if (!video.videoWidth) { await new Promise((r) => setTimeout(r, 100)); continue; }
-    canvas.width = video.videoWidth;
-    canvas.height = video.videoHeight;
-    canvas.getContext('2d').drawImage(video, 0, 0);
-    const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.92));
+    const blob = await cameraFrame(video, canvas);
+    if (!blob) continue;
     let reading;
     try { reading = await post('/api/ocr/frame', blob, 'image/jpeg'); }
     catch (error) { $('camera-status').textContent = error.message; break; }

@@ -1,7 +1,7 @@
 // The holder's side (`passport desk --holder`): a verified document's claims shown to a verifier
 // as a QR code, or sent in answer to the request a verifier's QR code holds, once the person has
 // seen who asks for what. The verifier's words are set as text only.
-import { $, element, post } from '/assets/page.js';
+import { $, element, post, openCamera, closeCamera, cameraFrame } from '/assets/page.js';
 
 let shown = null;        // the result whose claims are offered
 let scanner = null;      // { stream, running }
@@ -89,11 +89,7 @@ function askConsent(request) {
 
 async function startScanner() {
   try {
-    const stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 1280 }, height: { ideal: 720 } }, audio: false });
-    scanner = { stream, running: false };
-    const video = $('holder-video');
-    video.srcObject = stream;
-    await video.play();
+    scanner = { stream: await openCamera($('holder-video')), running: false };
     $('holder-camera').hidden = false;
     $('holder-scan-start').hidden = true;
     $('holder-scan-stop').hidden = false;
@@ -106,7 +102,7 @@ async function startScanner() {
 
 function stopScanner() {
   if (!scanner) return;
-  for (const track of scanner.stream.getTracks()) track.stop();
+  closeCamera(scanner.stream);
   scanner = null;
   $('holder-camera').hidden = true;
   $('holder-scan-start').hidden = false;
@@ -121,11 +117,8 @@ async function scanFrames() {
   const canvas = document.createElement('canvas');
   $('holder-status').textContent = 'Hold the verifier\'s QR code in view of the camera.';
   while (scanner) {
-    if (!video.videoWidth) { await new Promise((r) => setTimeout(r, 100)); continue; }
-    canvas.width = video.videoWidth;
-    canvas.height = video.videoHeight;
-    canvas.getContext('2d').drawImage(video, 0, 0);
-    const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.92));
+    const blob = await cameraFrame(video, canvas);
+    if (!blob) continue;
     let answer;
     try { answer = await post(requestPath('frame'), blob, 'image/jpeg'); }
     catch (error) { $('holder-status').textContent = error.message; stopScanner(); return; }
