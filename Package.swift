@@ -67,8 +67,11 @@ let package = Package(
         // Swift values, and string and number spelling (trim, pad, fixed decimals, hex, percent).
         .target(name: "JSONCore"),
         .target(name: "TextSupport"),
-        // Where files live on this machine (XDG base directories) and how personal data is written (0600/0700).
-        .target(name: "LocalFiles"),
+        // Where files live on this machine (XDG base directories) and how personal data is written
+        // (0600/0700); threads with descriptor tables of their own (CLinux: Linux calls glibc
+        // declares only under _GNU_SOURCE).
+        .target(name: "CLinux"),
+        .target(name: "LocalFiles", dependencies: ["CLinux"]),
         // Data: BER-TLV/DER and the files of the logical data structure.
         .target(name: "LDS", dependencies: ["JSONCore", "TextSupport", "MRZ", "PassportCrypto", "LocalFiles"]),
         // Trust: CMS, X.509, master lists, CRLs, the trust store, dump verification.
@@ -138,7 +141,7 @@ let package = Package(
         .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "VideoFrames", "CQREncode", "CZBar", "LibraryLoading", "TestSupport"]),
         .testTarget(name: "LDSTests", dependencies: ["LDS", "LocalFiles", "TestSupport"]),
         .testTarget(name: "CardIOTests", dependencies: ["CardIO", "CPCSCLite", "CNFC", "LibraryLoading", "TestSupport"]),
-        .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "TestSupport"]),
+        .testTarget(name: "PassiveAuthTests", dependencies: ["PassiveAuth", "PassportCrypto", "LDS", "LocalFiles", "TestSupport"]),
         .testTarget(name: "ChipProtocolsTests", dependencies: ["ChipProtocols", "CEAC", "LibraryLoading", "PassiveAuth", "PassportCrypto", "CardIO", "LDS", "MRZ", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "CLeptonica", "LibraryLoading", "LDS", "TestSupport"]),
         .testTarget(name: "CredentialsTests", dependencies: ["Credentials", "PassportKit", "TestSupport"]),

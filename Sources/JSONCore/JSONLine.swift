@@ -14,7 +14,8 @@ public struct JSONLine {
 
     public init() {}
 
-    @usableFromInline var output: [UInt8] { writer.out }
+    /// What has been written so far.
+    public var output: [UInt8] { writer.out }
 
     /// `value` written alone.
     @inlinable
@@ -22,6 +23,20 @@ public struct JSONLine {
         var line = JSONLine()
         value.write(to: &line)
         return line.output
+    }
+
+    /// `value` written after `output` (a batch's lines so far), with no copy of either.
+    @inlinable
+    public static func append(_ value: some JSONLineWritable, to output: inout [UInt8]) {
+        var line = JSONLine(continuing: output)
+        output = []
+        value.write(to: &line)
+        output = line.output
+    }
+
+    @usableFromInline init(continuing output: [UInt8]) {
+        writer = Writer(style: [.sortedKeys], capacity: 0)
+        writer.out = output
     }
 
     /// An object: `members` writes each with `member`, names in sorted order.
@@ -32,16 +47,21 @@ public struct JSONLine {
         raw(UInt8(ascii: "}"))
     }
 
+    /// `name` is a literal of the code: plain ASCII that needs no escape.
     @inlinable
-    public mutating func member(_ name: String, _ value: some JSONLineWritable) {
+    public mutating func member(_ name: StaticString, _ value: some JSONLineWritable) {
         writeName(name)
         value.write(to: &self)
     }
 
-    /// `"name":`, after a comma unless it is the first member.
-    @usableFromInline mutating func writeName(_ name: String) {
+    /// `"name":`, after a comma unless it is the first member. Copied as it is, not looked at
+    /// byte by byte for escapes: a line has dozens of names, and they are the code's own.
+    @usableFromInline mutating func writeName(_ name: StaticString) {
+        assert(name.withUTF8Buffer { !$0.contains { Writer.escapes[Int($0)] || $0 >= 0x80 } }, "a member name needs no escape")
         separate(after: UInt8(ascii: "{"))
-        writer.writeString(name)
+        writer.out.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { writer.out.append(contentsOf: $0) }
+        writer.out.append(UInt8(ascii: "\""))
         writer.out.append(UInt8(ascii: ":"))
     }
 
@@ -56,6 +76,9 @@ public struct JSONLine {
     }
 
     @usableFromInline mutating func raw(_ byte: UInt8) { writer.out.append(byte) }
+
+    /// Bytes a JSONLine wrote before (a value written once and kept), appended as they are.
+    public mutating func raw(_ written: [UInt8]) { writer.out.append(contentsOf: written) }
 
     public mutating func string(_ text: String) { writer.writeString(text) }
     public mutating func int(_ number: Int) { writer.append(String(number)) }

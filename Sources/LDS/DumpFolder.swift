@@ -59,7 +59,8 @@ public struct DumpFolder: Sendable {
     /// three naming styles (`preference`: the plain name first, then the others in order), the
     /// manifest or the evidence.
     enum FileName {
-        case lds(LDSFile, preference: Int)
+        /// `file` is `LDSFile.all[file]`.
+        case lds(file: Int, preference: Int)
         case manifest
         case evidence
     }
@@ -67,19 +68,20 @@ public struct DumpFolder: Sendable {
     /// Every recognised name, lower case, made once: matching a listing is one lookup per name.
     static let recognisedNames: [String: FileName] = {
         var names: [String: FileName] = [manifestName: .manifest, ChipEvidence.fileName.lowercased(): .evidence]
-        for file in LDSFile.all {
+        for (index, file) in LDSFile.all.enumerated() {
             for (preference, name) in ([file.fileName] + file.alternativeFileNames).enumerated() where names[name.lowercased()] == nil {
-                names[name.lowercased()] = .lds(file, preference: preference)
+                names[name.lowercased()] = .lds(file: index, preference: preference)
             }
         }
         return names
     }()
 
+
     /// The bound on a file of this name when a dump folder holds such a file (matched without
     /// regard to case, in any of the three naming styles; manifest.json and evidence.json too).
     public static func sizeLimit(forName name: String) -> Int? {
         switch recognisedNames[name.lowercased()] {
-        case .lds(let file, _): return FileSizeLimits.limit(for: file)
+        case .lds(let file, _): return FileSizeLimits.limit(for: LDSFile.all[file])
         case .manifest, .evidence: return FileSizeLimits.recordFile
         case nil: return nil
         }
@@ -90,25 +92,30 @@ public struct DumpFolder: Sendable {
     /// one's bound; manifest.json and evidence.json beside them.
     private init(path: String, entries: [FolderListing.Entry],
                  read: (FolderListing.Entry, Int) throws -> [UInt8]) throws {
-        var chosen: [LDSFile: (entry: FolderListing.Entry, preference: Int)] = [:]
-        chosen.reserveCapacity(entries.count)
+        // For each LDS file (in the order of LDSFile.all), the index in `entries` of the spelling
+        // chosen (-1: none) and its preference. Arrays of Int: an array of a type of ours asked
+        // the runtime for its type's metadata again in every dump.
+        var chosen = [Int](repeating: -1, count: LDSFile.all.count)
+        var preferences = [Int](repeating: Int.max, count: LDSFile.all.count)
+        var count = 0
         var manifestEntry: FolderListing.Entry?
         var evidenceEntry: FolderListing.Entry?
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
             switch Self.recognisedNames[entry.name.lowercased()] {
             case .lds(let file, let preference):
-                if let earlier = chosen[file], earlier.preference <= preference { continue }
-                chosen[file] = (entry, preference)
+                guard preference < preferences[file] else { continue }
+                if chosen[file] < 0 { count += 1 }
+                chosen[file] = index
+                preferences[file] = preference
             case .manifest: manifestEntry = manifestEntry ?? entry
             case .evidence: evidenceEntry = evidenceEntry ?? entry
             case nil: continue
             }
         }
         var files: [LDSFile: [UInt8]] = [:]
-        files.reserveCapacity(chosen.count)
-        for file in LDSFile.all {
-            guard let entry = chosen[file]?.entry else { continue }
-            files[file] = try read(entry, FileSizeLimits.limit(for: file))
+        files.reserveCapacity(count)
+        for (file, index) in zip(LDSFile.all, chosen) where index >= 0 {
+            files[file] = try read(entries[index], FileSizeLimits.limit(for: file))
         }
         guard !files.isEmpty else { throw DumpError.empty(path) }
         self.path = path

@@ -14,7 +14,7 @@ public struct SecurityObject: Sendable, Equatable {
     public let version: Int
     public let hashAlgorithmOID: String
     /// Nil when the OID is not a digest algorithm we know.
-    public var hashAlgorithm: DigestAlgorithm? { DigestAlgorithm(oid: hashAlgorithmOID) }
+    public let hashAlgorithm: DigestAlgorithm?
     /// Data-group number → hash value, as listed in the SOD.
     public let dataGroupHashes: [Int: [UInt8]]
     /// LDS and Unicode versions from LDSSecurityObject v1.
@@ -74,15 +74,19 @@ public struct SecurityObject: Sendable, Equatable {
             throw TLVError.missing("the hash algorithm of the LDSSecurityObject")
         }
         hashAlgorithmOID = try ObjectIdentifier.dotted(algorithm.value)
+        hashAlgorithm = DigestAlgorithm(oid: hashAlgorithmOID)
         var hashes: [Int: [UInt8]] = [:]
-        for entry in try lso[2].children() {
-            let fields = try entry.children()
-            guard fields.count == 2, fields[0].tag == 0x02, fields[1].tag == 0x04, fields[0].value.count <= 2 else {
+        hashes.reserveCapacity(16)
+        var entries = lso[2].childReader()
+        while let entry = try entries.next() {
+            var fields = entry.childReader()
+            let numberField = try fields.next(), hashField = try fields.next()
+            guard let numberField, let hashField, try fields.remaining() == 0, numberField.tag == 0x02, hashField.tag == 0x04, numberField.value.count <= 2 else {
                 throw TLVError.missing("a well-formed DataGroupHash in the LDSSecurityObject")
             }
-            let number = fields[0].value.reduce(0) { $0 << 8 | Int($1) }
+            let number = numberField.value.reduce(0) { $0 << 8 | Int($1) }
             guard (1...16).contains(number) else { throw TLVError.missing("a data group number 1-16 in the SOD") }
-            hashes[number] = Array(fields[1].value)
+            hashes[number] = Array(hashField.value)
         }
         dataGroupHashes = hashes
         // ICAO 9303-10 4.6.2.2: version 0 (LDS 1.7) has no ldsVersionInfo, version 1 (LDS 1.8 on)

@@ -4,9 +4,23 @@ import TextSupport
 public struct TLV: Sendable, Equatable {
     /// The tag bytes read as one big-endian number (e.g. 0x5F1F, 0x7F61).
     public let tag: UInt32
-    public let value: ArraySlice<UInt8>
     /// The bytes of the whole object, header included.
     public let encoded: ArraySlice<UInt8>
+    /// Where the value lies in `encoded`'s buffer: the value is not a second slice, so that a
+    /// copy of a TLV (parsing an EF.SOD makes hundreds) retains one buffer reference, not two.
+    private let valueBounds: Range<Int>
+
+    public var value: ArraySlice<UInt8> { encoded[valueBounds] }
+
+    init(tag: UInt32, value: ArraySlice<UInt8>, encoded: ArraySlice<UInt8>) {
+        self.tag = tag
+        self.encoded = encoded
+        self.valueBounds = value.indices
+    }
+
+    public static func == (lhs: TLV, rhs: TLV) -> Bool {
+        lhs.tag == rhs.tag && lhs.encoded == rhs.encoded && lhs.value == rhs.value
+    }
 
     public var isConstructed: Bool {
         var first = tag
@@ -17,8 +31,35 @@ public struct TLV: Sendable, Equatable {
     /// The objects inside a constructed value.
     public func children() throws -> [TLV] { try TLV.parseAll(value) }
 
-    /// The first child with `tag`, if any.
-    public func child(_ tag: UInt32) throws -> TLV? { try children().first { $0.tag == tag } }
+    /// The objects inside, read one at a time: `children()` without its array, for the loops
+    /// that every dump of a batch runs (an EF.SOD's hashes, a SignerInfo's attributes).
+    public func childReader() -> ChildReader { ChildReader(reader: TLVReader(value)) }
+
+    public struct ChildReader {
+        var reader: TLVReader
+
+        /// The next child, or nil after the last (padding skipped as `parseAll` does).
+        public mutating func next() throws -> TLV? {
+            reader.skipPadding() ? try reader.next() : nil
+        }
+
+        /// How many children are left, each parsed (and so checked) as `children()` would.
+        public mutating func remaining() throws -> Int {
+            var count = 0
+            while try next() != nil { count += 1 }
+            return count
+        }
+    }
+
+    /// The first child with `tag`, if any (every child parsed, as `children()` would).
+    public func child(_ tag: UInt32) throws -> TLV? {
+        var reader = childReader()
+        var found: TLV?
+        while let child = try reader.next() {
+            if found == nil && child.tag == tag { found = child }
+        }
+        return found
+    }
 
     /// Parses exactly one object at the start of `bytes`; `bytes` may hold more after it.
     public static func parse(_ bytes: ArraySlice<UInt8>) throws -> TLV {

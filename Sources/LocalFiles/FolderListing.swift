@@ -44,8 +44,9 @@ public struct FolderListing: Sendable {
                 if errno != 0 { throw ReadError(path: path, reason: String(cString: strerror(errno))) }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            // Read where it lies: `withUnsafeBytes(of:)` would copy the 256-byte array first.
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { field in
+                field.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: field.pointee)) { String(cString: $0) }
             }
             if name != "." && name != ".." { entries.append(Entry(name: name, kind: Self.kind(entry.pointee.d_type))) }
         }
@@ -75,7 +76,7 @@ public struct FolderListing: Sendable {
 /// dumps paid for eight files each. Closed when released.
 public final class OpenFolder {
     public let listing: FolderListing
-    private let handle: OpaquePointer
+    private var handle: OpaquePointer?
 
     public var path: String { listing.path }
 
@@ -88,10 +89,23 @@ public final class OpenFolder {
         self.handle = handle
     }
 
-    deinit { closedir(handle) }
+    deinit { close() }
 
-    /// `openat` of the entry `name` of this folder: a descriptor, or -1 with errno set.
+    /// Closes the folder now (a worker thread's descriptors are its own: `WorkerThreads`);
+    /// files are no longer opened in it after.
+    public func close() {
+        if let handle { closedir(handle) }
+        handle = nil
+    }
+
+    /// `openat` of the entry `name` of this folder: a descriptor, or -1 with errno set (EBADF
+    /// once it is closed).
     public func open(_ name: String, flags: Int32) -> Int32 {
-        openat(dirfd(handle), name, flags)
+        guard let handle else {
+            errno = EBADF
+            return -1
+        }
+        // withCString: a String passed as a C string directly is copied into a new array first.
+        return name.withCString { openat(dirfd(handle), $0, flags) }
     }
 }

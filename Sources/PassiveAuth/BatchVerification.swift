@@ -16,16 +16,21 @@ public final class BatchOutcome: Sendable {
     public let path: String
     public let result: Result
     public let seconds: Double
+    /// Kept apart: reading it from `result` copied the whole report out of the enum.
+    public let passed: Bool
 
-    init(path: String, result: Result, seconds: Double) {
+    init(path: String, report: PassiveAuthenticationReport, seconds: Double) {
         self.path = path
-        self.result = result
+        self.passed = report.passed
+        self.result = .verified(report)
         self.seconds = seconds
     }
 
-    public var passed: Bool {
-        if case .verified(let report) = result { return report.passed }
-        return false
+    init(path: String, error: any Error, seconds: Double) {
+        self.path = path
+        self.passed = false
+        self.result = .unreadable(error)
+        self.seconds = seconds
     }
 
     /// What failed, in one line (JUnit failure message, text output).
@@ -54,7 +59,7 @@ public final class BatchVerifier: @unchecked Sendable {
 
     /// Outcomes in the order of `paths` (each a dump folder, an EF.SOD file or an export).
     public func verify(_ paths: [String]) -> [BatchOutcome] {
-        timed { concurrentMap(paths) { path in outcome(path) { try DumpSource.read(URL(fileURLWithPath: path)) } } }
+        timed { WorkerThreads.map(paths) { path in outcome(path) { try DumpSource.read(URL(fileURLWithPath: path)) } } }
     }
 
     /// Every dump under `folder` (`DumpDiscovery`), each read while the search has its folder
@@ -78,34 +83,17 @@ public final class BatchVerifier: @unchecked Sendable {
 
     func outcome(_ path: String, read: () throws -> DumpFolder) -> BatchOutcome {
         let start = DispatchTime.now().uptimeNanoseconds
-        let result: BatchOutcome.Result
+        func seconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
         do {
             let dump = try read()
             var report = PassiveAuthentication.verify(files: dump.files, trust: trust, at: at, documentSigners: documentSigners)
             DumpVerifier.checkManifest(dump, &report)
             DumpVerifier.recheckActiveAuthentication(dump, &report)
-            result = .verified(report)
+            return BatchOutcome(path: path, report: report, seconds: seconds())
         } catch {
-            result = .unreadable(error)
+            return BatchOutcome(path: path, error: error, seconds: seconds())
         }
-        return BatchOutcome(path: path, result: result, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
     }
-}
-
-/// `transform` of each element, on every core, in the order of `elements`.
-func concurrentMap<Element: Sendable, Mapped>(_ elements: [Element], _ transform: @Sendable (Element) -> Mapped) -> [Mapped] {
-    let slots = UnsafeMutableBufferPointer<Mapped?>.allocate(capacity: elements.count)
-    slots.initialize(repeating: nil)
-    defer {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-    // Each iteration writes only its own slot.
-    nonisolated(unsafe) let output = slots
-    DispatchQueue.concurrentPerform(iterations: elements.count) { index in
-        output[index] = transform(elements[index])
-    }
-    return slots.map { $0! }
 }
 
 /// Finds dumps under a folder: every folder holding an EF.SOD (any naming style; not searched
@@ -121,7 +109,18 @@ public enum DumpDiscovery {
         case file(String)
     }
 
-    static let sodNames: Set<String> = Set(([LDSFile.sod.fileName] + LDSFile.sod.alternativeFileNames).map { $0.lowercased() })
+    /// EF.SOD's names in every naming style, lower case, as bytes.
+    static let sodNames: [[UInt8]] = ([LDSFile.sod.fileName] + LDSFile.sod.alternativeFileNames).map { Array($0.lowercased().utf8) }
+
+    /// Whether `name` is one of EF.SOD's, whatever its case: compared byte by byte, not spelled
+    /// in lower case and hashed, since every name of every folder of a batch is looked at.
+    static func isSODName(_ name: String) -> Bool {
+        sodNames.contains { sod in
+            name.utf8.count == sod.count && zip(name.utf8, sod).allSatisfy { byte, lower in
+                byte == lower || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == lower)
+            }
+        }
+    }
 
     /// The dumps under `folder`, sorted by path.
     public static func dumps(under folder: URL) throws -> [String] {
@@ -140,7 +139,7 @@ public enum DumpDiscovery {
         var found: [(path: String, result: Result)] = []
         var level: [Item] = [.folder(folder.path)]
         while !level.isEmpty {
-            let steps = concurrentMap(level) { step($0, visit) }
+            let steps = WorkerThreads.map(level) { step($0, visit) }
             level = []
             for step in steps {
                 switch step {
@@ -170,10 +169,12 @@ public enum DumpDiscovery {
         case .folder(let path):
             let folder: OpenFolder
             do { folder = try DumpFileReader.openFolder(path) } catch { return .failed(error) }
-            let entries = folder.listing.entries.filter { !$0.name.hasPrefix(".") }
-            if entries.contains(where: { sodNames.contains($0.name.lowercased()) }) { return .visited(path, visit(.folder(folder))) }
+            // Closed here, on the thread that opened it (`WorkerThreads`), whatever `visit` kept.
+            defer { folder.close() }
+            let entries = folder.listing.entries
+            if entries.contains(where: { !$0.name.hasPrefix(".") && isSODName($0.name) }) { return .visited(path, visit(.folder(folder))) }
             var next: [Item] = []
-            for entry in entries {
+            for entry in entries where !entry.name.hasPrefix(".") {
                 let child = Paths.join(path, entry.name)
                 if entry.kind == .folder || (entry.kind == .unknown && isRealFolder(child)) {
                     next.append(.folder(child))

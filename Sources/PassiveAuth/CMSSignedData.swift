@@ -7,8 +7,8 @@ public struct CMSSignedData: Sendable {
     public let contentType: String
     /// The encapsulated content's octets (nil when detached).
     public let content: [UInt8]?
-    /// DER of each certificate in the `certificates` field.
-    public let certificates: [[UInt8]]
+    /// DER of each certificate in the `certificates` field (slices of the parsed bytes).
+    public let certificates: [ArraySlice<UInt8>]
     public let crls: [[UInt8]]
     public let signers: [SignerInfo]
 
@@ -39,12 +39,12 @@ public struct CMSSignedData: Sendable {
         let version = fields[0].value.reduce(0) { $0 << 8 | Int($1) }
         let digestAlgorithms = try fields[1].children().map { try AlgorithmIdentifier($0).oid }
         fields.removeFirst(3)
-        var certificates: [[UInt8]] = []
+        var certificates: [ArraySlice<UInt8>] = []
         var crls: [[UInt8]] = []
         var signerSet: TLV?
         for field in fields {
             switch field.tag {
-            case 0xA0: certificates = try field.children().filter { $0.tag == 0x30 }.map { Array($0.encoded) }
+            case 0xA0: certificates = try field.children().filter { $0.tag == 0x30 }.map(\.encoded)
             case 0xA1: crls = try field.children().filter { $0.tag == 0x30 }.map { Array($0.encoded) }
             case 0x31: signerSet = field
             default: break
@@ -104,7 +104,7 @@ public struct SignerInfo: Sendable {
         case 0x30:
             let parts = try fields[1].children()
             guard parts.count == 2, parts[1].tag == 0x02 else { throw PassiveAuthenticationError.malformedSOD("bad issuerAndSerialNumber") }
-            identifier = .issuerAndSerial(issuer: try DistinguishedName(der: parts[0].encoded),
+            identifier = .issuerAndSerial(issuer: try DistinguishedName.recent.value(for: parts[0].encoded, parse: DistinguishedName.init(der:)),
                                           serial: Array(parts[1].value.drop { $0 == 0 }))
         case 0x80: identifier = .subjectKeyIdentifier(Array(fields[1].value))
         default: throw PassiveAuthenticationError.malformedSOD("unknown signer identifier")
@@ -125,10 +125,16 @@ public struct SignerInfo: Sendable {
         if let signed {
             // The signature covers the DER of the attributes with the SET OF tag instead of [0].
             signedAttributesForSignature = [0x31] + Array(signed.encoded.dropFirst())
-            for attribute in try signed.children() {
-                let parts = try attribute.children()
-                guard parts.count == 2, parts[0].tag == 0x06, let value = try parts[1].children().first else { continue }
-                switch try ObjectIdentifier.dotted(parts[0].value) {
+            var attributes = signed.childReader()
+            while let attribute = try attributes.next() {
+                var parts = attribute.childReader()
+                let type = try parts.next(), values = try parts.next()
+                guard let type, let values, try parts.remaining() == 0, type.tag == 0x06 else { continue }
+                var valueReader = values.childReader()
+                let first = try valueReader.next()
+                _ = try valueReader.remaining()
+                guard let value = first else { continue }
+                switch try ObjectIdentifier.dotted(type.value) {
                 case "1.2.840.113549.1.9.4": messageDigest = Array(value.value)
                 case "1.2.840.113549.1.9.3": contentType = try ObjectIdentifier.dotted(value.value)
                 case "1.2.840.113549.1.9.5": signingTime = ASN1Time.parse(tag: value.tag, value.value)
@@ -167,10 +173,12 @@ public struct AlgorithmIdentifier: Sendable, Equatable {
 
     init(_ tlv: TLV) throws {
         guard tlv.tag == 0x30 else { throw PassiveAuthenticationError.malformedSOD("AlgorithmIdentifier is not a SEQUENCE") }
-        let parts = try tlv.children()
-        guard let first = parts.first, first.tag == 0x06 else { throw PassiveAuthenticationError.malformedSOD("bad AlgorithmIdentifier") }
+        var parts = tlv.childReader()
+        guard let first = try parts.next(), first.tag == 0x06 else { throw PassiveAuthenticationError.malformedSOD("bad AlgorithmIdentifier") }
         oid = try ObjectIdentifier.dotted(first.value)
-        parameters = parts.count > 1 && parts[1].tag != 0x05 ? Array(parts[1].encoded) : nil
+        let second = try parts.next()
+        _ = try parts.remaining()
+        parameters = second.flatMap { $0.tag != 0x05 ? Array($0.encoded) : nil }
     }
 }
 

@@ -5,8 +5,9 @@ import LDS
 /// against the content, then the signature over the signed attributes, with the algorithms the
 /// SignerInfo names (which may differ from the signer certificate's own signature algorithm).
 enum CMSVerifier {
+    /// The check that held (its scheme and the scheme's name), or why none did.
     static func verifySignerInfo(_ signer: SignerInfo, content: [UInt8], contentType: String,
-                                 certificate: Certificate) -> Result<SignatureScheme, PassiveAuthenticationError.Reason> {
+                                 certificate: Certificate) -> Result<PreparedVerifier, PassiveAuthenticationError.Reason> {
         let digest = DigestAlgorithm(oid: signer.digestAlgorithmOID)
         let scheme: SignatureScheme
         do { scheme = try SignatureScheme(signer.signatureAlgorithm, digest: digest) } catch {
@@ -28,9 +29,9 @@ enum CMSVerifier {
         } else {
             message = content
         }
-        guard scheme.verify(signature: signer.signature, message: message, certificate: certificate) else {
+        guard let verifier = certificate.verifier(for: scheme), verifier.verify(signature: signer.signature, message: message) else {
             return .failure(.init("the signature (\(scheme)) does not verify with \(certificate.subject)"))
         }
-        return .success(scheme)
+        return .success(verifier)
     }
 }

@@ -124,6 +124,17 @@ public final class Certificate: @unchecked Sendable, CustomStringConvertible {
     /// The public key (OpenSSL keeps ownership; valid while the certificate lives).
     var publicKey: OpaquePointer? { X509_get0_pubkey(x509) }
 
+    /// Checks of signatures made with this certificate's key, one per scheme, made ready once:
+    /// a Document Signer's key checks every EF.SOD it signed in a batch.
+    func verifier(for scheme: SignatureScheme) -> PreparedVerifier? {
+        if let ready = verifiers.withLock({ $0.first { $0.scheme == scheme } }) { return ready }
+        guard let key = publicKey, let made = PreparedVerifier(scheme: scheme, key: key) else { return nil }
+        // A few schemes a key: more would be a hostile object naming many, each checked afresh.
+        verifiers.withLock { list in if list.count < 4 { list.append(made) } }
+        return made
+    }
+    private let verifiers = Mutex<[PreparedVerifier]>([])
+
     /// True when `issuer`'s public key verifies this certificate's signature.
     public func isSigned(by issuer: Certificate) -> Bool {
         guard let key = issuer.publicKey else { return false }
@@ -204,14 +215,21 @@ extension Certificate {
     /// months of a country's passports, so a verifier sees the same bytes again and again, and
     /// OpenSSL 3.0's key decoding in d2i_X509 is the largest single cost of a verification.
     /// Keyed by the whole DER: only identical bytes share a parse; certificates are immutable.
-    static func fromSecurityObject(_ der: [UInt8]) throws -> Certificate {
-        let key = DERKey(der: der)
-        if let known = securityObjectCertificates.withLock({ $0[key] }) { return known }
-        let certificate = try Certificate(der: der, source: "EF.SOD")
-        securityObjectCertificates.withLock { cache in
-            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
-            cache[key] = certificate
+    /// The last few are found by comparing bytes, the others by hashing them.
+    static func fromSecurityObject(_ der: ArraySlice<UInt8>) throws -> Certificate {
+        if let recent = recentSecurityObjectCertificates.value(for: der) { return recent }
+        let key = DERKey(der: Array(der))
+        let certificate: Certificate
+        if let known = securityObjectCertificates.withLock({ $0[key] }) {
+            certificate = known
+        } else {
+            certificate = try Certificate(der: key.der, source: "EF.SOD")
+            securityObjectCertificates.withLock { cache in
+                if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
+                cache[key] = certificate
+            }
         }
+        recentSecurityObjectCertificates.remember(certificate, for: der)
         return certificate
     }
 }
@@ -229,6 +247,7 @@ struct DERKey: Hashable {
 }
 
 private let securityObjectCertificates = Mutex<[DERKey: Certificate]>([:])
+private let recentSecurityObjectCertificates = RecentlyParsed<Certificate>(capacity: 8)
 
 /// A certificate revocation list held by OpenSSL.
 public final class RevocationList: @unchecked Sendable {

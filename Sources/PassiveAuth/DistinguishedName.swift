@@ -16,6 +16,9 @@ public struct DistinguishedName: Sendable, Hashable, CustomStringConvertible {
 
     static let stringTags: Set<UInt32> = [0x0C, 0x12, 0x13, 0x14, 0x16, 0x1C, 0x1E]
 
+    /// Names parsed lately (a SignerInfo names its Document Signer's issuer in every dump).
+    static let recent = RecentlyParsed<DistinguishedName>(capacity: 8)
+
     /// Parses the DER of a Name (SEQUENCE OF SET OF AttributeTypeAndValue).
     public init(der: ArraySlice<UInt8>) throws {
         let name = try TLV.parse(der)

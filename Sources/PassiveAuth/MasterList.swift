@@ -25,7 +25,7 @@ public struct VerifiedMasterList: Sendable {
             throw PassiveAuthenticationError.badMasterList(name, "content type \(cms.contentType) is not id-icao-cscaMasterList")
         }
         let signerInfo = cms.signers[0]
-        let embedded = cms.certificates.compactMap { try? Certificate(der: $0, source: name) }
+        let embedded = cms.certificates.compactMap { try? Certificate(der: Array($0), source: name) }
         guard let signer = embedded.first(where: signerInfo.identifies) else {
             throw PassiveAuthenticationError.badMasterList(name, "its signer certificate is not included, so its signature cannot be checked")
         }

@@ -135,12 +135,17 @@ public enum PassiveAuthentication {
     /// Step 1: every data group in the dump or listed in EF.SOD against its hash.
     static func checkHashes(files: [LDSFile: [UInt8]], sod: SecurityObject, _ report: inout PassiveAuthenticationReport) {
         report.hashAlgorithm = sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID
-        let present = Set(files.keys.compactMap { file -> Int? in if case .dataGroup(let n) = file { return n } else { return nil } })
+        var present: [Int] = []
+        for file in files.keys { if case .dataGroup(let number) = file { present.append(number) } }
         if present.isEmpty {
             report.hashesChecked = false
             report.warn("The dump holds no data groups: only the signature and the certificate chain were checked, not the hashes.")
         }
-        for number in Set(sod.dataGroupHashes.keys).union(present).sorted() {
+        // A few numbers each, sorted and merged without a Set: this runs for every dump of a batch.
+        var numbers = present + sod.dataGroupHashes.keys
+        numbers.sort()
+        report.dataGroups.reserveCapacity(numbers.count)
+        for (index, number) in numbers.enumerated() where index == 0 || numbers[index - 1] != number {
             let listed = sod.dataGroupHashes[number]
             let bytes = files[.dataGroup(number)]
             let status: DataGroupCheck.Status
@@ -185,20 +190,22 @@ public enum PassiveAuthentication {
     /// Without EF.COM (or an unreadable one) there is nothing to compare.
     static func checkDataGroupList(files: [LDSFile: [UInt8]], sod: SecurityObject, _ report: inout PassiveAuthenticationReport) {
         guard let bytes = files[.com], let com = try? EFCOM(bytes: bytes) else { return }
-        let listed = Set(com.dataGroups.compactMap { file -> Int? in if case .dataGroup(let n) = file { return n } else { return nil } })
-        let hashed = Set(sod.dataGroupHashes.keys)
-        let names = { (numbers: Set<Int>) in numbers.sorted().map { "DG\($0)" }.joined(separator: ", ") }
+        // Both lists name DG1-DG16 only (EFCOM and SecurityObject refuse others): sets of bits.
+        var listed = DataGroupNumbers(), hashed = DataGroupNumbers(), given = DataGroupNumbers()
+        for file in com.dataGroups { if case .dataGroup(let number) = file { listed.insert(number) } }
+        for number in sod.dataGroupHashes.keys { hashed.insert(number) }
+        for file in files.keys { if case .dataGroup(let number) = file { given.insert(number) } }
         let unlisted = hashed.subtracting(listed)
         if !unlisted.isEmpty {
-            report.fail("EF.COM and EF.SOD disagree on the data groups: EF.SOD hashes \(names(unlisted)) that EF.COM does not list.")
+            report.fail("EF.COM and EF.SOD disagree on the data groups: EF.SOD hashes \(unlisted) that EF.COM does not list.")
         }
-        let unhashed = listed.subtracting(hashed).filter { files[.dataGroup($0)] != nil }
+        let unhashed = listed.subtracting(hashed).intersection(given)
         if !unhashed.isEmpty {
-            report.fail("EF.COM and EF.SOD disagree on the data groups: EF.COM lists \(names(unhashed)), which the chip gave and EF.SOD does not hash.")
+            report.fail("EF.COM and EF.SOD disagree on the data groups: EF.COM lists \(unhashed), which the chip gave and EF.SOD does not hash.")
         }
-        let overListed = listed.subtracting(hashed).filter { files[.dataGroup($0)] == nil }
+        let overListed = listed.subtracting(hashed).subtracting(given)
         if !overListed.isEmpty {
-            report.warn("EF.COM lists \(names(overListed)), which the chip does not hold and EF.SOD does not hash.")
+            report.warn("EF.COM lists \(overListed), which the chip does not hold and EF.SOD does not hash.")
         }
     }
 
@@ -222,10 +229,10 @@ public enum PassiveAuthentication {
             return nil
         }
         switch CMSVerifier.verifySignerInfo(signer, content: content, contentType: cms.contentType, certificate: dsc) {
-        case .success(let scheme):
+        case .success(let verifier):
             report.signature = .passed
-            report.signatureScheme = scheme.description
-            report.verifiedScheme = scheme
+            report.signatureScheme = verifier.description
+            report.verifiedScheme = verifier.scheme
         case .failure(let reason):
             report.signature = .failed
             report.fail("The \(object) signature is invalid: \(reason.message).")
@@ -350,6 +357,22 @@ public enum PassiveAuthentication {
 
     static func iso(_ date: Date) -> String {
         iso8601(date)
+    }
+}
+
+/// Data-group numbers 1-63 as the bits of one word, spelled "DG1, DG14" in order.
+struct DataGroupNumbers: CustomStringConvertible {
+    private var bits: UInt64 = 0
+
+    /// Numbers outside 1-63 are not data groups of any LDS and are left out.
+    mutating func insert(_ number: Int) {
+        if (1...63).contains(number) { bits |= 1 << UInt64(number) }
+    }
+    var isEmpty: Bool { bits == 0 }
+    func subtracting(_ other: Self) -> Self { Self(bits: bits & ~other.bits) }
+    func intersection(_ other: Self) -> Self { Self(bits: bits & other.bits) }
+    var description: String {
+        (1...63).filter { bits & (1 << UInt64($0)) != 0 }.map { "DG\($0)" }.joined(separator: ", ")
     }
 }
 

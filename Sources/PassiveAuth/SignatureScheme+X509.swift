@@ -58,8 +58,7 @@ extension SignatureScheme {
 
     /// Verifies `signature` over `message` with `certificate`'s public key, via OpenSSL.
     public func verify(signature: [UInt8], message: [UInt8], certificate: Certificate) -> Bool {
-        guard let key = certificate.publicKey else { return false }
-        return verify(signature: signature, message: message, key: key)
+        certificate.verifier(for: self)?.verify(signature: signature, message: message) ?? false
     }
 
 }

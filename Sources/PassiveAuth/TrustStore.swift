@@ -7,10 +7,10 @@ import LDS
 /// or folders, link certificates included) and CRLs. Every CSCA here is trusted as an anchor.
 public final class TrustStore: @unchecked Sendable {
     /// CSCAs added in memory (files, master lists), in the order added (duplicates are kept).
-    private var memoryCSCAs: [Certificate] = []
-    private var memoryCRLs: [RevocationList] = []
+    private var memoryCSCAs: [Certificate] = [] { didSet { forgetLookups() } }
+    private var memoryCRLs: [RevocationList] = [] { didSet { forgetLookups() } }
     /// Indexed stores on disk, read on demand.
-    public private(set) var directories: [TrustDirectory] = []
+    public private(set) var directories: [TrustDirectory] = [] { didSet { forgetLookups() } }
     /// Every trusted CSCA (those of trust directories parsed now: for what needs them all).
     public var cscas: [Certificate] { memoryCSCAs + directories.flatMap { $0.allCSCAs() } }
     /// CRLs; one counts for a CSCA only when that CSCA signed it.
@@ -19,24 +19,38 @@ public final class TrustStore: @unchecked Sendable {
     public private(set) var notes: [String] = []
 
     /// CRL signature results per (CRL, CSCA): a CRL is checked once, not once per passport.
-    private let crlSignatureCache = Mutex<[String: Bool]>([:])
+    private let crlSignatureCache = Mutex<[SignedPair: Bool]>([:])
     /// Document Signer signature results per (DSC, CSCA): in a batch, the passports of one DSC
     /// (thousands for one state and period) check its signature once. Keyed by the two
     /// certificates' identities, not by hashing the DSC's DER again: EF.SOD's certificates are
     /// parsed once per DER (`Certificate.fromSecurityObject`), each entry keeps its DSC alive so
     /// that no other certificate can take its identity, and this store keeps every CSCA it hands
     /// out. Bounded, as that parse cache is.
-    private let dscSignatureCache = Mutex<[DSCSignature: (dsc: Certificate, signed: Bool)]>([:])
+    private let dscSignatureCache = Mutex<[SignedPair: (dsc: Certificate, signed: Bool)]>([:])
 
-    private struct DSCSignature: Hashable {
-        let dsc: Swift.ObjectIdentifier
-        let csca: Swift.ObjectIdentifier
+    /// A signed object (DSC, CRL) and its supposed signer, by identity.
+    private struct SignedPair: Hashable {
+        let signed: Swift.ObjectIdentifier
+        let signer: Swift.ObjectIdentifier
+    }
+
+    /// The CSCAs that may have issued a DSC and the CRLs of a CSCA, per certificate identity
+    /// (each entry keeps its certificate alive, as `dscSignatureCache` does): finding them
+    /// compares names with every CSCA and CRL of the store, for every dump of a batch. Forgotten
+    /// whenever an anchor or CRL is added.
+    private let issuingCSCAs = Mutex<[Swift.ObjectIdentifier: (dsc: Certificate, cscas: [Certificate])]>([:])
+    private let cscaCRLs = Mutex<[Swift.ObjectIdentifier: (csca: Certificate, crls: [RevocationList])]>([:])
+
+    private func forgetLookups() {
+        issuingCSCAs.withLock { $0.removeAll() }
+        cscaCRLs.withLock { $0.removeAll() }
     }
 
     public init() {}
 
     func crl(_ crl: RevocationList, isSignedBy csca: Certificate) -> Bool {
-        let key = "\(Swift.ObjectIdentifier(crl).hashValue)-\(Swift.ObjectIdentifier(csca).hashValue)"
+        // Both are kept by this store (and its directories), so their identities name them for its life.
+        let key = SignedPair(signed: Swift.ObjectIdentifier(crl), signer: Swift.ObjectIdentifier(csca))
         if let known = crlSignatureCache.withLock({ $0[key] }) { return known }
         let result = crl.isSigned(by: csca)
         crlSignatureCache.withLock { $0[key] = result }
@@ -44,7 +58,7 @@ public final class TrustStore: @unchecked Sendable {
     }
 
     func certificate(_ dsc: Certificate, isSignedBy csca: Certificate) -> Bool {
-        let key = DSCSignature(dsc: Swift.ObjectIdentifier(dsc), csca: Swift.ObjectIdentifier(csca))
+        let key = SignedPair(signed: Swift.ObjectIdentifier(dsc), signer: Swift.ObjectIdentifier(csca))
         if let known = dscSignatureCache.withLock({ $0[key] }) { return known.signed }
         let result = dsc.isSigned(by: csca)
         dscSignatureCache.withLock { cache in
@@ -144,6 +158,17 @@ public final class TrustStore: @unchecked Sendable {
 
     /// Trusted CSCAs that may have issued `dsc`: subject = its issuer, or SKI = its AKI.
     public func cscas(issuing dsc: Certificate) -> [Certificate] {
+        let key = Swift.ObjectIdentifier(dsc)
+        if let known = issuingCSCAs.withLock({ $0[key] }) { return known.cscas }
+        let found = findCSCAs(issuing: dsc)
+        issuingCSCAs.withLock { cache in
+            if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
+            cache[key] = (dsc, found)
+        }
+        return found
+    }
+
+    private func findCSCAs(issuing dsc: Certificate) -> [Certificate] {
         let inMemory = memoryCSCAs.filter { candidate in
             candidate.subject.matches(dsc.issuer)
                 || (dsc.authorityKeyIdentifier != nil && candidate.subjectKeyIdentifier == dsc.authorityKeyIdentifier)
@@ -156,7 +181,14 @@ public final class TrustStore: @unchecked Sendable {
 
     /// CRLs issued under `csca`'s subject.
     public func crls(issuedBy csca: Certificate) -> [RevocationList] {
-        memoryCRLs.filter { $0.issuer.matches(csca.subject) } + directories.flatMap { $0.crls(issuer: csca.subject) }
+        let key = Swift.ObjectIdentifier(csca)
+        if let known = cscaCRLs.withLock({ $0[key] }) { return known.crls }
+        let found = memoryCRLs.filter { $0.issuer.matches(csca.subject) } + directories.flatMap { $0.crls(issuer: csca.subject) }
+        cscaCRLs.withLock { cache in
+            if cache.count >= 4096 { cache.removeAll(keepingCapacity: true) }
+            cache[key] = (csca, found)
+        }
+        return found
     }
 
     /// Stored Document Signer certificates `signer` names (for an EF.SOD that carries none).

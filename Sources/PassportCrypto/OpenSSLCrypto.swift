@@ -4,13 +4,15 @@ import COpenSSL
 public enum OpenSSLCrypto {
     /// A message digest of `data`.
     public static func digest(_ algorithm: DigestAlgorithm, _ data: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = data.withUnsafeBytes { buffer in
-            EVP_Digest(buffer.baseAddress, buffer.count, &out, &length, algorithm.evp, nil)
+        // Written in place and cut to its length: one allocation, not a buffer and a copy.
+        var ok: Int32 = 0
+        let out = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
+            var length: UInt32 = 0
+            ok = data.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, buffer.baseAddress, &length, algorithm.evp, nil) }
+            count = ok == 1 ? Int(length) : 0
         }
         precondition(ok == 1, "EVP_Digest failed")
-        return Array(out[0..<Int(length)])
+        return out
     }
 
     /// SHA-256 of `data`, the digest JOSE, SD-JWT and the circuits use.

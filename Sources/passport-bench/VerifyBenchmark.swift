@@ -48,7 +48,7 @@ struct VerifyBenchmark: ParsableCommand {
             let sod = try SecurityObject(bytes: folder.files[.sod] ?? [])
             let cms = try CMSSignedData(contentInfo: sod.cms[...])
             let signer = cms.signers[0]
-            let dsc = try cms.certificates.map { try Certificate(der: $0) }.first(where: signer.identifies)!
+            let dsc = try cms.certificates.map { try Certificate(der: Array($0)) }.first(where: signer.identifies)!
             let scheme = try SignatureScheme(signer.signatureAlgorithm, digest: DigestAlgorithm(oid: signer.digestAlgorithmOID))
             let message = signer.signedAttributesForSignature ?? cms.content!
             let algorithm = sod.hashAlgorithm!
@@ -119,7 +119,11 @@ struct VerifyBenchmark: ParsableCommand {
         measure("verify") { for dump in read { _ = PassiveAuthentication.verify(files: dump.files, trust: trust) } }
         let reports = read.map { PassiveAuthentication.verify(files: $0.files, trust: trust) }
         measure("report") {
-            for (dump, report) in zip(read, reports) { _ = ReportEncoding.line(VerifyReport(dump: dump.path, trust: trust, report: report)) }
+            var lines: [UInt8] = []
+            for (dump, report) in zip(read, reports) {
+                ReportEncoding.append(VerifyReport(dump: dump.path, trust: trust, report: report), to: &lines)
+                lines.removeAll(keepingCapacity: true)
+            }
         }
     }
 }

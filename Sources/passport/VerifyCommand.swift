@@ -81,10 +81,10 @@ struct VerifyCommand: ParsableCommand {
         for outcome in outcomes {
             if json {
                 switch outcome.result {
-                case .verified(let report): lines += ReportEncoding.line(VerifyReport(dump: outcome.path, trust: trust, report: report))
+                case .verified(let report): ReportEncoding.append(VerifyReport(dump: outcome.path, trust: trust, report: report), to: &lines)
                 case .unreadable(let error):
                     let (_, code) = classify(error)
-                    lines += ReportEncoding.line(VerifyLineError(dump: outcome.path, code: code, message: userMessage(error)))
+                    ReportEncoding.append(VerifyLineError(dump: outcome.path, code: code, message: userMessage(error)), to: &lines)
                 }
                 lines.append(0x0A)
                 if lines.count >= 65536 { StandardStreams.writeOutput(lines); lines.removeAll(keepingCapacity: true) }

@@ -141,6 +141,13 @@ import Glibc
         let dump = try DumpFolder(folder: open)
         #expect(dump.files[.com] == [0x60, 0x00] && dump.files[.dataGroup(2)] == [0x75, 0x00])
         #expect(dump.path == root.path)
+        // Closed (as a batch's search closes each folder on the thread that opened it), it reads
+        // nothing more, with the system's reason, and closing again does no harm.
+        open.close()
+        open.close()
+        #expect(throws: DumpFileError.unreadable(path: root.appendingPathComponent("COM.bin").path, reason: "Bad file descriptor")) {
+            try DumpFolder(folder: open)
+        }
 
         let piped = try folder()
         defer { try? FileManager.default.removeItem(at: piped) }

@@ -81,6 +81,24 @@ import Testing
         #expect(throws: (any Error).self) { try ObjectIdentifier.dotted([0x82, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]) }
     }
 
+    /// The table of OIDs spelled once must say what spelling them would: a typo there would
+    /// rename an algorithm in every report.
+    @Test func wellKnownSpellingsAreTheirEncodingsSpelled() throws {
+        #expect(ObjectIdentifier.wellKnown.count >= 40)
+        for (packed, dotted) in ObjectIdentifier.wellKnown {
+            let content = ArraySlice(ObjectIdentifier.encode(dotted))
+            #expect(try ObjectIdentifier.spell(content) == dotted)
+            #expect(ObjectIdentifier.Packed(content) == packed)
+        }
+        // Packed keeps every byte and the length: a prefix or a longer OID is not taken for a
+        // known one, and an OID over 16 bytes is spelled.
+        let sha256 = ObjectIdentifier.encode("2.16.840.1.101.3.4.2.1")
+        #expect(try ObjectIdentifier.dotted(ArraySlice(sha256.dropLast())) == "2.16.840.1.101.3.4.2")
+        #expect(try ObjectIdentifier.dotted(ArraySlice(sha256 + [0x00])) == "2.16.840.1.101.3.4.2.1.0")
+        #expect(ObjectIdentifier.Packed(ArraySlice(repeating: 0x01, count: 17)) == nil)
+        #expect(try ObjectIdentifier.dotted(ArraySlice(repeating: 0x01, count: 17)) == "0." + Array(repeating: "1", count: 17).joined(separator: "."))
+    }
+
     @Test func spellingsRoundTripThroughTheirEncoding() throws {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {

@@ -46,6 +46,25 @@ import TestSupport
         }
     }
 
+    /// Children read one at a time are `children()`'s, padding skipped alike; `child(_:)` is the
+    /// first of a tag, and like `children()` it refuses a value whose later objects are malformed.
+    @Test func childrenReadOneAtATimeAreTheSame() throws {
+        let outer = try TLV.parse(hex("30 0F 02 01 01 00 FF 04 01 AA 02 01 02 A0 02 05 00"))
+        var reader = outer.childReader()
+        var read: [TLV] = []
+        while let child = try reader.next() { read.append(child) }
+        #expect(read == (try outer.children()))
+        #expect(read.map(\.tag) == [0x02, 0x04, 0x02, 0xA0])
+        var counted = outer.childReader()
+        _ = try counted.next()
+        #expect(try counted.remaining() == 3)
+        #expect(try outer.child(0x02).map { Array($0.value) } == [0x01])
+        #expect(try outer.child(0x05) == nil)
+        let brokenLater = try TLV.parse(hex("30 06 02 01 01 04 05 AA"))
+        #expect(throws: TLVError.self) { try brokenLater.child(0x02) }
+        #expect(throws: TLVError.self) { try brokenLater.children() }
+    }
+
     @Test func deeplyNestedIndefiniteLengthsAreBounded() {
         let bytes = [UInt8](repeating: 0x30, count: 1) + Array([0x80, 0x30].repeated(200).joined()) + [0x80]
         #expect(throws: TLVError.self) { _ = try TLV.parse(bytes) }

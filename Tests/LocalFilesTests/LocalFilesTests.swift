@@ -115,3 +115,30 @@ import Glibc
         #expect(SystemErrorText.describe(PrivateFiles.WriteError(path: "/x", reason: "Permission denied")) == nil)
     }
 }
+
+/// Work spread over threads made for the call, each with a descriptor table of its own.
+@Suite struct WorkerThreadsTests {
+    @Test func resultsComeInTheOrderOfTheElements() {
+        let numbers = Array(0..<5000)
+        #expect(WorkerThreads.map(numbers) { $0 &* 31 &+ 7 } == numbers.map { $0 &* 31 &+ 7 })
+        #expect(WorkerThreads.map([Int]()) { $0 }.isEmpty)
+        #expect(WorkerThreads.map(["one"]) { $0 + "!" } == ["one!"])
+    }
+
+    /// A descriptor a worker opens lives in the worker's own table: the caller does not have it
+    /// (where the system refuses `unshare`, the workers share the caller's table, and it does).
+    @Test func aWorkersDescriptorsAreItsOwn() {
+        // Moved to 1000 and up, where the caller has nothing open by chance.
+        let descriptors = WorkerThreads.map([0, 1, 2, 3]) { _ -> Int32 in
+            let opened = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            defer { close(opened) }
+            return fcntl(opened, F_DUPFD_CLOEXEC, 1000)
+        }
+        for descriptor in descriptors {
+            #expect(descriptor >= 1000)
+            let openHere = fcntl(descriptor, F_GETFD) != -1
+            #expect(openHere == !WorkerThreads.hadOwnDescriptorTables)
+            if openHere { close(descriptor) }
+        }
+    }
+}

@@ -2,6 +2,7 @@ import PassiveAuth
 import PassportCrypto
 import Foundation
 import LDS
+import LocalFiles
 import Testing
 import TestSupport
 
@@ -178,6 +179,35 @@ import TestSupport
         #expect(withRogue.passed)
     }
 
+    /// A store remembers which CSCAs may have issued a DSC and which CRLs a CSCA has (a batch
+    /// asks again for every dump); what it remembers is forgotten when an anchor or a CRL is added.
+    @Test func lookupsAreForgottenWhenTheStoreGrows() throws {
+        let store = try trust(crl: false)
+        #expect(PassiveAuthentication.verify(files: try files("unknown-csca"), trust: store).failures.first?.hasPrefix("No trusted CSCA") == true)
+        try store.addCSCA(at: Self.pki.appendingPathComponent("TEST-ONLY-rogue-csca-UTO.pem"))
+        #expect(PassiveAuthentication.verify(files: try files("unknown-csca"), trust: store).passed)
+
+        #expect(PassiveAuthentication.verify(files: try files("revoked-dsc"), trust: store).revocation == .notChecked)
+        try store.addCRL(at: Self.pki.appendingPathComponent("TEST-ONLY-csca-UTO.crl"))
+        let revoked = PassiveAuthentication.verify(files: try files("revoked-dsc"), trust: store)
+        #expect(revoked.revocation == .failed)
+        #expect(!revoked.passed)
+    }
+
+    /// Each Document Signer's signature check is made ready once and shared by every thread of a
+    /// batch: the same checks at once, in any order, give what each gives alone (a context the
+    /// checks changed, or shared unsafely, would pass a forged signature or fail a good one).
+    @Test func sharedSignatureChecksHoldAcrossThreads() throws {
+        let names = ["rsa-pkcs1-sha256", "rsa-pss-sha512", "ecdsa-p256-sha256", "ecdsa-brainpoolP384r1-explicit", "tampered-sod"]
+        let store = try trust()
+        let dumps = try names.map { try files($0) }
+        let alone = dumps.map { PassiveAuthentication.verify(files: $0, trust: store).signature }
+        #expect(alone == [.passed, .passed, .passed, .passed, .failed])
+        let work = (0..<400).map { $0 % names.count }
+        let together = WorkerThreads.map(work) { index in PassiveAuthentication.verify(files: dumps[index], trust: store).signature }
+        #expect(together == work.map { alone[$0] })
+    }
+
     @Test func wrongCountryCSCAIsRejected() throws {
         // DG1 says UTO; pretend the document was issued by another state.
         var dump = try files("rsa-pkcs1-sha256")
@@ -213,7 +243,7 @@ import TestSupport
         let sod = try SecurityObject(bytes: try #require(dump.files[.sod]))
         let cms = try CMSSignedData(contentInfo: sod.cms[...])
         let signer = cms.signers[0]
-        let dsc = try Certificate(der: cms.certificates[0])
+        let dsc = try Certificate(der: Array(cms.certificates[0]))
         let message = try #require(signer.signedAttributesForSignature)
         let der = signer.signature
         let parts = try TLV.parse(der).children()

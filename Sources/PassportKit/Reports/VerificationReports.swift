@@ -1,4 +1,6 @@
 import FoundationEssentials
+import JSONCore
+import Synchronization
 import PassiveAuth
 
 /// A certificate as reports show it.
@@ -24,6 +26,44 @@ public struct CertificateReport: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case subject, issuer, serial, key, source
         case notBefore = "not_before", notAfter = "not_after"
+    }
+
+    /// The report of `info`, made once for each of the last few certificates: the dumps of a
+    /// batch name the same Document Signer and CSCA again and again. Everything in it but the
+    /// source is read from the DER.
+    static func of(_ info: CertificateInfo) -> CertificateReport {
+        if let made = Made.find({ $0.der == info.der && $0.report.source == info.source }) { return made.report }
+        let report = CertificateReport(info)
+        Made.keep(Made(der: info.der, report: report, line: JSONLine.bytes(of: Members(report: report))))
+        return report
+    }
+
+    /// A certificate's report with its `--json` object, for the last few certificates reported
+    /// (a class: found twice a dump, and a struct's copy retained each of its strings).
+    final class Made: Sendable {
+        let der: [UInt8]
+        let report: CertificateReport
+        let line: [UInt8]
+
+        init(der: [UInt8], report: CertificateReport, line: [UInt8]) {
+            self.der = der
+            self.report = report
+            self.line = line
+        }
+
+        private static let recent = Mutex<[Made]>([])
+
+        static func find(_ matches: (Made) -> Bool) -> Made? {
+            recent.withLock { $0.first(where: matches) }
+        }
+
+        /// Newest first; at most 8, so that a lookup compares few, whatever a batch holds.
+        static func keep(_ made: Made) {
+            recent.withLock { recent in
+                if recent.count >= 8 { recent.removeLast() }
+                recent.insert(made, at: 0)
+            }
+        }
     }
 }
 
@@ -60,8 +100,8 @@ public struct PassiveAuthenticationSummary: Codable, Sendable, Equatable {
         signatureAlgorithm = report.signatureScheme
         chain = report.chain
         revocation = report.revocation
-        documentSigner = report.documentSigner.map(CertificateReport.init)
-        csca = report.csca.map(CertificateReport.init)
+        documentSigner = report.documentSigner.map(CertificateReport.of)
+        csca = report.csca.map(CertificateReport.of)
         validityTime = ReportEncoding.time(report.validityTime)
         validityTimeSource = report.validitySource
         failures = report.failures
@@ -97,8 +137,8 @@ public struct CardSecuritySummary: Codable, Sendable, Equatable {
         passed = report.passed
         signature = report.signature
         signatureAlgorithm = report.signatureScheme
-        documentSigner = report.documentSigner.map(CertificateReport.init)
-        csca = report.csca.map(CertificateReport.init)
+        documentSigner = report.documentSigner.map(CertificateReport.of)
+        csca = report.csca.map(CertificateReport.of)
         chain = report.chain
         revocation = report.revocation
         matchesDG14 = report.matchesDG14

@@ -24,4 +24,9 @@ extension ReportEncoding {
     public static func line(_ report: some Encodable & JSONLineWritable) -> Data {
         Data(JSONLine.bytes(of: report))
     }
+
+    /// The same bytes appended to `output` (a batch's lines, with no copy of each).
+    public static func append(_ report: some Encodable & JSONLineWritable, to output: inout [UInt8]) {
+        JSONLine.append(report, to: &output)
+    }
 }

@@ -58,7 +58,23 @@ extension PassiveAuthenticationSummary.DataGroup: JSONLineWritable {
 }
 
 extension CertificateReport: JSONLineWritable {
+    /// Written once for each of the last few certificates (`CertificateReport.of` kept the
+    /// object; its report's strings are the same strings, so they compare at once).
     public func write(to line: inout JSONLine) {
+        if let made = Made.find({ $0.report == self }) { return line.raw(made.line) }
+        Members(report: self).write(to: &line)
+    }
+
+    /// The members written one by one.
+    struct Members: JSONLineWritable {
+        let report: CertificateReport
+
+        func write(to line: inout JSONLine) {
+            report.writeMembers(to: &line)
+        }
+    }
+
+    func writeMembers(to line: inout JSONLine) {
         line.object {
             $0.member("issuer", issuer)
             $0.member("key", key)
