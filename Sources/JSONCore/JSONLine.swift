@@ -10,9 +10,11 @@ public protocol JSONLineWritable {
 /// The bytes of one compact JSON value (no spaces, `/` not escaped): `JSON.encoded`'s with
 /// `.sortedKeys` for the same members in the same order.
 public struct JSONLine {
-    @usableFromInline var writer = Writer(style: [.sortedKeys], capacity: 2048)
+    @usableFromInline var writer: Writer
 
-    public init() {}
+    public init() {
+        writer = Writer(style: [.sortedKeys], capacity: 2048)
+    }
 
     /// What has been written so far.
     public var output: [UInt8] { writer.out }

@@ -40,7 +40,7 @@ extension JSON {
 
     init(style: JSON.Style, capacity: Int = 256) {
         self.style = style
-        out.reserveCapacity(capacity)
+        if capacity > 0 { out.reserveCapacity(capacity) }
     }
 
     mutating func write(_ value: Any, indent: Int) throws(JSON.ValueError) {

@@ -20,6 +20,9 @@ public struct EFCOM: Sendable, Equatable {
             throw TLVError.missing("EF.COM tag list (5C)")
         }
         // Tags in the list are one byte each except for multi-byte tags, which no data group uses.
-        dataGroups = list.value.compactMap { LDSFile(dataGroupTag: UInt32($0)) }
+        var groups: [LDSFile] = []
+        groups.reserveCapacity(list.value.count)
+        for tag in list.value { if let file = LDSFile(dataGroupTag: UInt32(tag)) { groups.append(file) } }
+        dataGroups = groups
     }
 }

@@ -17,13 +17,13 @@ public enum FileSizeLimits {
     public static let structuredFile = 64 << 10
     public static let recordFile = 256 << 10
 
-    /// The data groups whose content is images, biometrics or open-ended.
-    static let largeDataGroups: Set<Int> = [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13]
-
-    /// The bound on `file`'s size in bytes.
+    /// The bound on `file`'s size in bytes: `largeFile` for the data groups whose content is
+    /// images, biometrics or open-ended (DG2–DG10, DG12, DG13).
     public static func limit(for file: LDSFile) -> Int {
-        if case .dataGroup(let number) = file, largeDataGroups.contains(number) { return largeFile }
-        return structuredFile
+        switch file {
+        case .dataGroup(2...10), .dataGroup(12), .dataGroup(13): return largeFile
+        default: return structuredFile
+        }
     }
 
     /// The largest dump folder: every file at its bound, plus the manifest and the evidence.

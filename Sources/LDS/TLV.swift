@@ -76,7 +76,7 @@ public struct TLV: Sendable, Equatable {
         var result: [TLV] = []
         // Room for the usual few children at once: growing from one element by doubling was a
         // visible share of parsing a SOD and its certificates.
-        if bytes.count > 2 { result.reserveCapacity(min(6, bytes.count / 2)) }
+        if bytes.count > 2 { result.reserveCapacity(min(8, bytes.count / 2)) }
         while reader.skipPadding() { result.append(try reader.next()) }
         return result
     }

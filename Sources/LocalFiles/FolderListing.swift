@@ -38,6 +38,7 @@ public struct FolderListing: Sendable {
     /// The entries of an open folder, read from its start.
     init(path: String, folder: OpaquePointer) throws(ReadError) {
         var entries: [Entry] = []
+        entries.reserveCapacity(16)   // a dump's files at once, not grown by doubling from one
         while true {
             errno = 0   // readdir's end and its failure differ only in errno
             guard let entry = readdir(folder) else {

@@ -14,35 +14,42 @@ public struct CMSSignedData: Sendable {
 
     /// Parses a ContentInfo holding SignedData.
     public init(contentInfo bytes: ArraySlice<UInt8>) throws {
+        // Children are read one at a time (each parsed, as `children()` would) where an array of
+        // them was only looked through: an EF.SOD is parsed for every dump of a batch.
         let outer = try TLV.parse(bytes)
         guard outer.tag == 0x30 else { throw PassiveAuthenticationError.malformedSOD("ContentInfo is not a SEQUENCE") }
-        let ci = try outer.children()
-        guard ci.count >= 2, ci[0].tag == 0x06, try ObjectIdentifier.dotted(ci[0].value) == "1.2.840.113549.1.7.2",
-              ci[1].tag == 0xA0, let signedData = try ci[1].children().first, signedData.tag == 0x30
+        var ci = outer.childReader()
+        let type = try ci.next(), wrapped = try ci.next()
+        _ = try ci.remaining()
+        guard let type, let wrapped, type.tag == 0x06, try ObjectIdentifier.dotted(type.value) == "1.2.840.113549.1.7.2",
+              wrapped.tag == 0xA0, let signedData = try CMSSignedData.firstChild(of: wrapped), signedData.tag == 0x30
         else { throw PassiveAuthenticationError.malformedSOD("not a CMS SignedData") }
-        var fields = try signedData.children()
+        let fields = try signedData.children()
         guard fields.count >= 4, fields[0].tag == 0x02, fields[1].tag == 0x31, fields[2].tag == 0x30 else {
             throw PassiveAuthenticationError.malformedSOD("SignedData fields missing")
         }
-        let encap = try fields[2].children()
-        guard let typeTLV = encap.first, typeTLV.tag == 0x06 else {
+        var encap = fields[2].childReader()
+        let typeTLV = try encap.next(), eContent = try encap.next()
+        let more = try encap.remaining()
+        guard let typeTLV, typeTLV.tag == 0x06 else {
             throw PassiveAuthenticationError.malformedSOD("no encapsulated content type")
         }
         // RFC 5652 §5.2: eContentType and an optional [0] eContent, nothing else.
-        guard encap.count <= 2 else { throw PassiveAuthenticationError.malformedSOD("the EncapsulatedContentInfo has \(encap.count) fields, not at most 2") }
+        guard more == 0 else { throw PassiveAuthenticationError.malformedSOD("the EncapsulatedContentInfo has \(2 + more) fields, not at most 2") }
         contentType = try ObjectIdentifier.dotted(typeTLV.value)
-        if encap.count > 1, encap[1].tag == 0xA0, let octets = try encap[1].children().first {
+        if let eContent, eContent.tag == 0xA0, let octets = try CMSSignedData.firstChild(of: eContent) {
             content = try CMSSignedData.octetString(octets)
         } else {
             content = nil
         }
         let version = fields[0].value.reduce(0) { $0 << 8 | Int($1) }
-        let digestAlgorithms = try fields[1].children().map { try AlgorithmIdentifier($0).oid }
-        fields.removeFirst(3)
+        var digestAlgorithms: [String] = []
+        var algorithms = fields[1].childReader()
+        while let algorithm = try algorithms.next() { digestAlgorithms.append(try AlgorithmIdentifier(algorithm).oid) }
         var certificates: [ArraySlice<UInt8>] = []
         var crls: [[UInt8]] = []
         var signerSet: TLV?
-        for field in fields {
+        for field in fields[3...] {
             switch field.tag {
             case 0xA0: certificates = try field.children().filter { $0.tag == 0x30 }.map(\.encoded)
             case 0xA1: crls = try field.children().filter { $0.tag == 0x30 }.map { Array($0.encoded) }
@@ -53,7 +60,10 @@ public struct CMSSignedData: Sendable {
         guard let signerSet else { throw PassiveAuthenticationError.malformedSOD("no SignerInfos") }
         self.certificates = certificates
         self.crls = crls
-        self.signers = try signerSet.children().map(SignerInfo.init)
+        var signers: [SignerInfo] = []
+        var infos = signerSet.childReader()
+        while let info = try infos.next() { signers.append(try SignerInfo(info)) }
+        self.signers = signers
         guard !signers.isEmpty else { throw PassiveAuthenticationError.malformedSOD("no SignerInfo") }
         // RFC 5652 §5.1: version 3 unless the content is id-data and every signer is version 1.
         let expectedVersion = contentType == "1.2.840.113549.1.7.1" && signers.allSatisfy({ $0.version == 1 }) ? 1 : 3
@@ -63,6 +73,14 @@ public struct CMSSignedData: Sendable {
         for signer in signers where !digestAlgorithms.contains(signer.digestAlgorithmOID) {
             throw PassiveAuthenticationError.malformedSOD("the signer's digest algorithm \(signer.digestAlgorithmOID) is not among the SignedData digest algorithms")
         }
+    }
+
+    /// The first object inside `tlv` (all of them parsed, as `children().first` would).
+    static func firstChild(of tlv: TLV) throws -> TLV? {
+        var reader = tlv.childReader()
+        let first = try reader.next()
+        _ = try reader.remaining()
+        return first
     }
 
     static func octetString(_ tlv: TLV) throws -> [UInt8] {
@@ -124,7 +142,11 @@ public struct SignerInfo: Sendable {
         var signingTime: Date?
         if let signed {
             // The signature covers the DER of the attributes with the SET OF tag instead of [0].
-            signedAttributesForSignature = [0x31] + Array(signed.encoded.dropFirst())
+            var forSignature = [UInt8]()
+            forSignature.reserveCapacity(signed.encoded.count)
+            forSignature.append(0x31)
+            forSignature.append(contentsOf: signed.encoded.dropFirst())
+            signedAttributesForSignature = forSignature
             var attributes = signed.childReader()
             while let attribute = try attributes.next() {
                 var parts = attribute.childReader()

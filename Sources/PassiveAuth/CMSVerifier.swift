@@ -19,7 +19,7 @@ enum CMSVerifier {
             guard let messageDigest = signer.messageDigest else {
                 return .failure(.init("the signed attributes have no messageDigest"))
             }
-            guard messageDigest == OpenSSLCrypto.digest(digest, content) else {
+            guard OpenSSLCrypto.digest(digest, of: content, is: messageDigest) else {
                 return .failure(.init("the messageDigest attribute does not match the signed content"))
             }
             if let type = signer.contentTypeAttribute, type != contentType {

@@ -136,6 +136,7 @@ public enum PassiveAuthentication {
     static func checkHashes(files: [LDSFile: [UInt8]], sod: SecurityObject, _ report: inout PassiveAuthenticationReport) {
         report.hashAlgorithm = sod.hashAlgorithm?.rawValue ?? sod.hashAlgorithmOID
         var present: [Int] = []
+        present.reserveCapacity(files.count)
         for file in files.keys { if case .dataGroup(let number) = file { present.append(number) } }
         if present.isEmpty {
             report.hashesChecked = false
@@ -156,13 +157,13 @@ public enum PassiveAuthentication {
                     report.fail("EF.SOD uses an unknown hash algorithm (\(sod.hashAlgorithmOID)).")
                     break
                 }
-                let actual = OpenSSLCrypto.digest(algorithm, bytes)
-                if actual == expected {
+                let length = OpenSSLCrypto.digestLength(algorithm)
+                if OpenSSLCrypto.digest(algorithm, of: bytes, is: expected) {
                     status = .valid
-                } else if actual.count != expected.count {
+                } else if length != expected.count {
                     // Not an altered data group: EF.SOD's value cannot be a hash of that algorithm.
                     status = .mismatch
-                    report.fail("DG\(number): EF.SOD's hash value is \(expected.count) bytes, but \(algorithm.rawValue), the algorithm EF.SOD declares, gives \(actual.count): EF.SOD is malformed (its hashes were made with another algorithm than it names, or cut).")
+                    report.fail("DG\(number): EF.SOD's hash value is \(expected.count) bytes, but \(algorithm.rawValue), the algorithm EF.SOD declares, gives \(length): EF.SOD is malformed (its hashes were made with another algorithm than it names, or cut).")
                 } else {
                     status = .mismatch
                     report.fail("DG\(number): its \(algorithm.rawValue) hash does not match the one in EF.SOD: the data group was altered.")
@@ -290,6 +291,17 @@ public enum PassiveAuthentication {
         return problems
     }
 
+    /// `documentSignerProfileProblems`, judged once for each of the last few pairs: a batch's
+    /// dumps name the same DSC and CSCA again and again (each entry holds both, so that no
+    /// other certificate takes their identities).
+    static func profileProblems(_ dsc: Certificate, csca: Certificate) -> [String] {
+        if let known = judgedProfiles.value(where: { $0.dsc === dsc && $0.csca === csca }) { return known }
+        let problems = documentSignerProfileProblems(dsc, csca: csca)
+        judgedProfiles.remember(problems, for: (dsc, csca))
+        return problems
+    }
+    private static let judgedProfiles = RecentlyMade<(dsc: Certificate, csca: Certificate), [String]>(capacity: 8)
+
     /// Step 4: DSC → a trusted CSCA that signed it, valid at the judgement time, of the issuing
     /// state. Returns the CSCA (even when a later check failed), or nil when none signed the DSC.
     static func checkChain<Report: SignerCheck>(dsc: Certificate, documentState: String?, trust: TrustStore,
@@ -312,7 +324,7 @@ public enum PassiveAuthentication {
         let csca = signing.first { $0.isValid(at: time) && $0.isSelfIssued } ?? signing.first { $0.isValid(at: time) } ?? signing[0]
         report.csca = csca.info
         let failuresBefore = report.failures.count
-        for problem in documentSignerProfileProblems(dsc, csca: csca) {
+        for problem in profileProblems(dsc, csca: csca) {
             report.fail("The Document Signer certificate does not follow the ICAO 9303-12 profile: \(problem).")
         }
         if !csca.isCA {

@@ -1,19 +1,50 @@
 import COpenSSL
+import Synchronization
+
+/// An EVP_MD_CTX free for another digest (`OpenSSLCrypto.digest`); used by one thread at a time.
+private struct DigestContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+/// At most 16 of them.
+private let digestContexts = Mutex<[DigestContext]>([])
 
 /// The symmetric primitives the chip protocols need, all done by OpenSSL's libcrypto.
 public enum OpenSSLCrypto {
     /// A message digest of `data`.
     public static func digest(_ algorithm: DigestAlgorithm, _ data: [UInt8]) -> [UInt8] {
-        // Written in place and cut to its length: one allocation, not a buffer and a copy.
-        var ok: Int32 = 0
-        let out = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
-            var length: UInt32 = 0
-            ok = data.withUnsafeBytes { EVP_Digest($0.baseAddress, $0.count, buffer.baseAddress, &length, algorithm.evp, nil) }
-            count = ok == 1 ? Int(length) : 0
-        }
-        precondition(ok == 1, "EVP_Digest failed")
-        return out
+        withDigest(algorithm, data) { Array($0) }
     }
+
+    /// Whether `data`'s digest is `expected`, compared where it was computed: passive
+    /// authentication checks ten a dump, and each as an array was one more allocation.
+    public static func digest(_ algorithm: DigestAlgorithm, of data: [UInt8], is expected: [UInt8]) -> Bool {
+        withDigest(algorithm, data) { $0.elementsEqual(expected) }
+    }
+
+    /// `body` of the digest of `data`, in a buffer on the stack.
+    static func withDigest<R>(_ algorithm: DigestAlgorithm, _ data: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        // A context used before is initialised again, which keeps its implementation's state:
+        // EVP_Digest made and freed two of them for every hash (ten a dump in a batch).
+        guard let context = digestContexts.withLock({ $0.popLast() }) ?? EVP_MD_CTX_new().map(DigestContext.init) else {
+            preconditionFailure("OpenSSL could not make a digest context (out of memory)")
+        }
+        defer {
+            digestContexts.withLock { kept in
+                if kept.count < 16 { kept.append(context) } else { EVP_MD_CTX_free(context.pointer) }
+            }
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(EVP_MAX_MD_SIZE)) { buffer in
+            var length: UInt32 = 0
+            let ok = EVP_DigestInit_ex2(context.pointer, algorithm.evp, nil) == 1
+                && data.withUnsafeBytes { EVP_DigestUpdate(context.pointer, $0.baseAddress, $0.count) } == 1
+                && EVP_DigestFinal_ex(context.pointer, buffer.baseAddress, &length) == 1
+            precondition(ok, "the \(algorithm.rawValue) digest failed")
+            return body(UnsafeBufferPointer(rebasing: buffer[..<Int(length)]))
+        }
+    }
+
+    /// The length of `algorithm`'s digests in bytes.
+    public static func digestLength(_ algorithm: DigestAlgorithm) -> Int { Int(EVP_MD_get_size(algorithm.evp)) }
 
     /// SHA-256 of `data`, the digest JOSE, SD-JWT and the circuits use.
     public static func sha256(_ data: [UInt8]) -> [UInt8] { digest(.sha256, data) }

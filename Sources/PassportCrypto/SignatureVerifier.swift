@@ -150,10 +150,11 @@ package final class PreparedVerifier: @unchecked Sendable {
             guard let der = SignatureScheme.derFromPlain(signature) else { return false }
             signature = der
         }
-        let digest = OpenSSLCrypto.digest(scheme.digest, message)
         guard let context = copying.withLock({ _ in EVP_PKEY_CTX_dup(ready) }) else { return false }
         defer { EVP_PKEY_CTX_free(context) }
-        return EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1
+        return OpenSSLCrypto.withDigest(scheme.digest, message) { digest in
+            EVP_PKEY_verify(context, signature, signature.count, digest.baseAddress, digest.count) == 1
+        }
     }
 }
 

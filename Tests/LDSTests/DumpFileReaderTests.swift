@@ -183,4 +183,12 @@ import Glibc
         #expect(DumpFolder.sizeLimit(forName: "MANIFEST.json") == FileSizeLimits.recordFile)
         #expect(DumpFolder.sizeLimit(forName: "notes.txt") == nil)
     }
+
+    /// Images, biometrics and open-ended groups (DG2–DG10, DG12, DG13) may be 1 MiB; the
+    /// structured files 64 KiB.
+    @Test func eachFileHasTheBoundOfItsContent() {
+        let large = LDSFile.all.filter { FileSizeLimits.limit(for: $0) == FileSizeLimits.largeFile }
+        #expect(large == [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13].map { LDSFile.dataGroup($0) })
+        #expect(LDSFile.all.allSatisfy { large.contains($0) || FileSizeLimits.limit(for: $0) == FileSizeLimits.structuredFile })
+    }
 }
