@@ -76,7 +76,6 @@ public struct DumpFolder: Sendable {
         return names
     }()
 
-
     /// The bound on a file of this name when a dump folder holds such a file (matched without
     /// regard to case, in any of the three naming styles; manifest.json and evidence.json too).
     public static func sizeLimit(forName name: String) -> Int? {
