@@ -65,24 +65,20 @@ extension CertificateReport: JSONLineWritable {
         Members(report: self).write(to: &line)
     }
 
-    /// The members written one by one.
+    /// The object written member by member (what `Made` keeps).
     struct Members: JSONLineWritable {
         let report: CertificateReport
 
         func write(to line: inout JSONLine) {
-            report.writeMembers(to: &line)
-        }
-    }
-
-    func writeMembers(to line: inout JSONLine) {
-        line.object {
-            $0.member("issuer", issuer)
-            $0.member("key", key)
-            $0.member("not_after", notAfter)
-            $0.member("not_before", notBefore)
-            $0.member("serial", serial)
-            $0.member("source", source)
-            $0.member("subject", subject)
+            line.object {
+                $0.member("issuer", report.issuer)
+                $0.member("key", report.key)
+                $0.member("not_after", report.notAfter)
+                $0.member("not_before", report.notBefore)
+                $0.member("serial", report.serial)
+                $0.member("source", report.source)
+                $0.member("subject", report.subject)
+            }
         }
     }
 }
