@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(name: "MRZTests", dependencies: ["MRZ", "TestSupport"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestSupport"]),
         .testTarget(name: "TextSupportTests", dependencies: ["TextSupport", "LocalFiles", "TestSupport"]),
-        .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "LDS"]),
+        .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "CLinux", "LDS"]),
         .testTarget(name: "MRZScannerTests", dependencies: ["MRZScanner", "MRZ", "ImageCodecs", "CLeptonica", "TestSupport"]),
         .testTarget(name: "VideoFramesTests", dependencies: ["VideoFrames", "MRZScanner", "MRZ", "TestSupport"]),
         .testTarget(name: "QRCodesTests", dependencies: ["QRCodes", "VideoFrames", "CQREncode", "CZBar", "LibraryLoading", "TestSupport"]),

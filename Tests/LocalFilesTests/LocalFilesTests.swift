@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LDS
 import LocalFiles
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -140,5 +141,14 @@ import Glibc
             #expect(openHere == !WorkerThreads.hadOwnDescriptorTables)
             if openHere { close(descriptor) }
         }
+        // Where a thread of this process may have a table of its own, the workers had one.
+        let asked = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var refused = true
+        Thread {
+            refused = passport_unshare_descriptors() != 0
+            asked.signal()
+        }.start()
+        asked.wait()
+        #expect(WorkerThreads.hadOwnDescriptorTables == !refused)
     }
 }
