@@ -157,10 +157,9 @@ public enum PassiveAuthentication {
                     report.fail("EF.SOD uses an unknown hash algorithm (\(sod.hashAlgorithmOID)).")
                     break
                 }
-                let length = OpenSSLCrypto.digestLength(algorithm)
                 if OpenSSLCrypto.digest(algorithm, of: bytes, is: expected) {
                     status = .valid
-                } else if length != expected.count {
+                } else if case let length = OpenSSLCrypto.digestLength(algorithm), length != expected.count {
                     // Not an altered data group: EF.SOD's value cannot be a hash of that algorithm.
                     status = .mismatch
                     report.fail("DG\(number): EF.SOD's hash value is \(expected.count) bytes, but \(algorithm.rawValue), the algorithm EF.SOD declares, gives \(length): EF.SOD is malformed (its hashes were made with another algorithm than it names, or cut).")
